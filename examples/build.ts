@@ -1,0 +1,45 @@
+/**
+ * Rebuilds every example program: `examples/<name>.ts` exports `build()`,
+ * written to `examples/<name>.pb` (`deno task examples`). A test fails when
+ * a committed `.pb` differs from what its builder makes.
+ *
+ * @module
+ */
+import { fromFileUrl } from "@std/path";
+import type { Program } from "../mod.ts";
+
+/** The example builders, by name. */
+export const EXAMPLES: readonly string[] = [
+  "mult",
+  "while_loop",
+  "if_else",
+];
+
+/**
+ * Builds example `name`'s program.
+ *
+ * @param name An entry of `EXAMPLES`.
+ * @returns Its program.
+ */
+export async function buildExample(name: string): Promise<Program> {
+  const module = await import(`./${name}.ts`);
+  return module.build();
+}
+
+/**
+ * The path of example `name`'s `.pb`.
+ *
+ * @param name An entry of `EXAMPLES`.
+ * @returns The path.
+ */
+export function examplePath(name: string): string {
+  return fromFileUrl(new URL(`./${name}.pb`, import.meta.url));
+}
+
+if (import.meta.main) {
+  for (const name of EXAMPLES) {
+    const program = await buildExample(name);
+    await Deno.writeFile(examplePath(name), program.toBinary());
+    console.log(`wrote examples/${name}.pb`);
+  }
+}

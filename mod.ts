@@ -1,0 +1,74 @@
+/**
+ * Rill runs Fluid-style concurrent programs on Deno. A program is a
+ * `ProgramDesc` protobuf that reads like the abstract syntax tree of a Go
+ * program: blocks of variables and operators, with `while`, `if`,
+ * goroutines, channels and `select` as operators. Build one in TypeScript,
+ * save it as a `.pb` file, print it, and run it with Go's semantics.
+ *
+ * @example Build, save and run a program
+ * ```ts
+ * import { Executor, fillConstant, mul, print, Program } from "@rill/rill";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const program = new Program();
+ * program.guard(() => {
+ *   const x = fillConstant({ shape: [1, 2], value: 2 });
+ *   const w = fillConstant({ shape: [2, 1], value: 3 });
+ *   print(mul(x, w), { message: "Y" });
+ * });
+ * const lines: string[] = [];
+ * await new Executor({ print: (l) => lines.push(l) }).run(program);
+ * assertEquals(lines, ["Y [[12]]"]);
+ * ```
+ *
+ * Run a saved program from the command line:
+ * `deno run -A mod.ts program.pb [--seed N] [--feed x=x.npy] [--fetch y]`.
+ *
+ * @module
+ */
+export * from "./runtime/program.ts";
+export * from "./runtime/layers.ts";
+export * from "./runtime/control_layers.ts";
+export * from "./runtime/concurrency_layers.ts";
+export { Executor } from "./runtime/executor.ts";
+export type {
+  ExecutorOptions,
+  RunOptions,
+  RunResult,
+} from "./runtime/executor.ts";
+export { Scope } from "./runtime/scope.ts";
+export { TensorArray } from "./runtime/value.ts";
+export type { RawValue, Value } from "./runtime/value.ts";
+export { InternalError, ProgramError } from "./runtime/errors.ts";
+export { validateProgram } from "./runtime/validate.ts";
+export type { ValidateOptions } from "./runtime/validate.ts";
+export { dumpProgram } from "./runtime/dump.ts";
+export {
+  decodeProgram,
+  encodeProgram,
+  readProgramFile,
+  writeProgramFile,
+} from "./runtime/program_file.ts";
+export { OPS } from "./runtime/ops/mod.ts";
+export type { AttrSpec, OpDef, SlotSpec } from "./runtime/op_def.ts";
+export { runCli } from "./runtime/cli.ts";
+export { Tensor } from "./kernels/tensor.ts";
+export type { DType } from "./kernels/dtype.ts";
+export { decodeNpy, encodeNpy } from "./kernels/npy.ts";
+export * from "./gen/rill/v1/framework_pb.ts";
+/** The green-thread runtime as a TypeScript API: channels, `go`, `select`, timers. */
+export * as csp from "./scheduler/mod.ts";
+
+if (import.meta.main) {
+  const { runCli } = await import("./runtime/cli.ts");
+  const encoder = new TextEncoder();
+  const write = (stream: typeof Deno.stdout) => (text: string) => {
+    const bytes = encoder.encode(text);
+    for (let n = 0; n < bytes.length;) n += stream.writeSync(bytes.subarray(n));
+  };
+  const { code } = await runCli(Deno.args, {
+    stdout: write(Deno.stdout),
+    stderr: write(Deno.stderr),
+  });
+  Deno.exit(code);
+}

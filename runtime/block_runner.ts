@@ -1,0 +1,125 @@
+/**
+ * Runs a prepared block on the current green thread, op by op. An op that
+ * completes synchronously costs one call; only an op that returns a promise
+ * moves the rest of the block onto an async continuation.
+ *
+ * Every error that escapes an op becomes a `Panic` located at that op
+ * (`block B op I <type>`), so a shape mismatch found while running names the
+ * op and its variables' shapes.
+ *
+ * @module
+ */
+import { Tensor } from "../kernels/tensor.ts";
+import { Panic } from "../scheduler/panic.ts";
+import { InternalError } from "./errors.ts";
+import type { PreparedBlock, PreparedOp } from "./prepared_block.ts";
+import type { Scope } from "./scope.ts";
+import type { ThreadContext } from "./thread_context.ts";
+import { kindOfValue } from "./value.ts";
+
+/**
+ * Runs every op of `block` in `scope`.
+ *
+ * @param block The prepared block.
+ * @param scope A scope made for this run of the block.
+ * @param ctx The green thread's context.
+ * @returns `undefined` when every op completed synchronously, else a
+ * promise of the rest.
+ *
+ * @example Usage
+ * ```ts
+ * import { Program, fillConstant, increment } from "./program.ts";
+ * import { Executor } from "./executor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const program = new Program();
+ * program.guard(() => {
+ *   const x = fillConstant({ shape: [1], dtype: "int64", value: 1 });
+ *   increment(x, { out: x });
+ * });
+ * const { scope } = await new Executor().run(program);
+ * assertEquals(scope.get("fill_constant_0.out")?.toString(), undefined);
+ * ```
+ */
+export function runBlock(
+  block: PreparedBlock,
+  scope: Scope,
+  ctx: ThreadContext,
+): void | Promise<void> {
+  const ops = block.ops;
+  const thread = ctx.thread;
+  let i = 0;
+  try {
+    for (; i < ops.length; i++) {
+      const op = ops[i];
+      thread.where = op.location;
+      const pending = op.run(scope, ctx);
+      if (pending !== undefined) {
+        return finishAsync(block, scope, ctx, i, pending);
+      }
+    }
+  } catch (e) {
+    throw locatePanic(e, ops[i], scope);
+  }
+}
+
+async function finishAsync(
+  block: PreparedBlock,
+  scope: Scope,
+  ctx: ThreadContext,
+  i: number,
+  pending: Promise<void>,
+): Promise<void> {
+  const ops = block.ops;
+  const thread = ctx.thread;
+  try {
+    await pending;
+    for (i++; i < ops.length; i++) {
+      const op = ops[i];
+      thread.where = op.location;
+      const next = op.run(scope, ctx);
+      if (next !== undefined) await next;
+    }
+  } catch (e) {
+    throw locatePanic(e, ops[i], scope);
+  }
+}
+
+/**
+ * Turns what an op threw into a `Panic` located at the op. A panic passes
+ * through unchanged: it took its location from `thread.where` when it was
+ * made, so one raised in a sub-block names the inner op. Internal errors
+ * stay internal.
+ *
+ * @param error What the op threw.
+ * @param op The op.
+ * @param scope The op's scope, to describe its inputs.
+ * @returns The error to raise.
+ */
+export function locatePanic(
+  error: unknown,
+  op: PreparedOp,
+  scope: Scope,
+): unknown {
+  if (error instanceof InternalError) return error;
+  if (error instanceof Panic) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new Panic(`${op.def.type}: ${detail}${describeInputs(op, scope)}`, {
+    where: op.location,
+    cause: error,
+  });
+}
+
+function describeInputs(op: PreparedOp, scope: Scope): string {
+  const parts: string[] = [];
+  for (const [slot, refs] of op.inputs) {
+    for (const ref of refs) {
+      const v = ref.read(scope);
+      const what = v instanceof Tensor
+        ? `${v.dtype}[${v.shape.join(", ")}]`
+        : kindOfValue(v);
+      parts.push(`${slot} "${ref.name}" ${what}`);
+    }
+  }
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
+}

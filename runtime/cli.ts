@@ -1,0 +1,227 @@
+/**
+ * The command line (design.md §5): `deno run -A mod.ts <program> [flags]`
+ * validates and runs a program; `dump <program>` prints its readable form.
+ * Exit codes: 0 success; 1 invalid input or usage (one `error:` line, no
+ * stack trace, nothing run); 2 a panic or deadlock while running.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { cpuDevice } from "../kernels/cpu/device.ts";
+import { decodeNpy, encodeNpy } from "../kernels/npy.ts";
+import { Tensor } from "../kernels/tensor.ts";
+import { Deadlock, Panic } from "../scheduler/panic.ts";
+import { dumpProgram } from "./dump.ts";
+import { ProgramError } from "./errors.ts";
+import { Executor } from "./executor.ts";
+import { formatValue } from "./ops/print.ts";
+import { readProgramFile } from "./program_file.ts";
+
+const USAGE =
+  `Rill runs Fluid-style concurrent programs (ProgramDesc protobufs).
+
+Usage:
+  deno run -A mod.ts <program.pb|program.txtpb> [flags]
+  deno run -A mod.ts dump <program.pb|program.txtpb>
+
+Flags:
+  --workers N        worker threads for green threads (default 1)
+  --device D         auto | webgpu | cpu (default auto)
+  --seed N           seeds select's choices and random ops (default 1)
+  --feed name=f.npy  binds a block-0 variable to a .npy tensor (repeatable)
+  --fetch name[=f.npy]
+                     after the run, writes the variable to f.npy, or prints
+                     "name <value>" when no file is given (repeatable)
+  --help             shows this text
+
+Exit codes: 0 success, 1 invalid input or usage, 2 panic or deadlock.
+`;
+
+/** What a CLI run ends with. */
+export interface CliResult {
+  /** The process exit code. */
+  code: 0 | 1 | 2;
+}
+
+/** Where the CLI writes; tests capture both. */
+export interface CliIO {
+  /** Program output and fetched values. */
+  stdout(line: string): void;
+  /** `error:`, `panic:` and deadlock reports. */
+  stderr(text: string): void;
+}
+
+function positiveInt(
+  flag: string,
+  text: string | undefined,
+  fallback: number,
+): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < (flag === "--seed" ? 0 : 1)) {
+    throw new ProgramError(`${flag}: "${text}" is not a valid number`);
+  }
+  return n;
+}
+
+function splitPair(flag: string, text: string): [string, string | undefined] {
+  const eq = text.indexOf("=");
+  if (eq === 0) throw new ProgramError(`${flag}: "${text}" names no variable`);
+  return eq < 0 ? [text, undefined] : [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+async function readFeed(text: string): Promise<[string, Tensor]> {
+  const [name, file] = splitPair("--feed", text);
+  if (file === undefined || file === "") {
+    throw new ProgramError(`--feed: "${text}" should be name=file.npy`);
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(file);
+  } catch (e) {
+    const why = e instanceof Deno.errors.NotFound
+      ? "no such file"
+      : (e as Error).message;
+    throw new ProgramError(`--feed ${name}: cannot read "${file}": ${why}`);
+  }
+  try {
+    return [name, decodeNpy(bytes)];
+  } catch (e) {
+    throw new ProgramError(
+      `--feed ${name}: "${file}": ${(e as Error).message}`,
+    );
+  }
+}
+
+/**
+ * Runs the CLI on `args`; never throws for user errors and never exits the
+ * process (the caller does, with the returned code).
+ *
+ * @param args The arguments after `mod.ts`.
+ * @param io Where to write.
+ * @returns The exit code.
+ *
+ * @example Usage
+ * ```ts
+ * import { runCli } from "./cli.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const err: string[] = [];
+ * const { code } = await runCli(["missing.pb"], { stdout: () => {}, stderr: (t) => err.push(t) });
+ * assertEquals(code, 1);
+ * assertEquals(err, ["error: missing.pb: cannot read program: no such file\n"]);
+ * ```
+ */
+export async function runCli(
+  args: readonly string[],
+  io: CliIO,
+): Promise<CliResult> {
+  try {
+    return await runCommand(args, io);
+  } catch (e) {
+    if (e instanceof ProgramError) {
+      io.stderr(`error: ${e.message}\n`);
+      return { code: 1 };
+    }
+    if (e instanceof Panic || e instanceof Deadlock) {
+      io.stderr(crashReport(e));
+      return { code: 2 };
+    }
+    io.stderr(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+    return { code: 2 };
+  }
+}
+
+/** The stderr text of a run that ended in a panic or a deadlock (§4–5). */
+function crashReport(e: Panic | Deadlock): string {
+  if (e instanceof Deadlock) return `${e.message}\n\n${e.dump}\n`;
+  const at = e.where === undefined ? "" : `\n\tat ${e.where}`;
+  const dump = e.dump === "" ? "" : `\n\n${e.dump}`;
+  return `panic: ${e.message}${at}${dump}\n`;
+}
+
+async function runCommand(
+  args: readonly string[],
+  io: CliIO,
+): Promise<CliResult> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        workers: { type: "string" },
+        device: { type: "string" },
+        seed: { type: "string" },
+        feed: { type: "string", multiple: true },
+        fetch: { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    throw new ProgramError(
+      `${(e as Error).message.split("\n")[0]} (see --help)`,
+    );
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(USAGE);
+    return { code: 0 };
+  }
+  if (positionals[0] === "dump") {
+    if (positionals.length !== 2) {
+      throw new ProgramError("usage: dump <program.pb>");
+    }
+    io.stdout(dumpProgram(await readProgramFile(positionals[1])));
+    return { code: 0 };
+  }
+  if (positionals.length !== 1) {
+    throw new ProgramError(
+      positionals.length === 0
+        ? "no program given (see --help)"
+        : `one program expected, got ${positionals.length}`,
+    );
+  }
+  positiveInt("--workers", values.workers, 1);
+  const seed = positiveInt("--seed", values.seed, 1);
+  const device = values.device ?? "auto";
+  if (!["auto", "webgpu", "cpu"].includes(device)) {
+    throw new ProgramError(
+      `--device: "${device}" is not one of auto, webgpu, cpu`,
+    );
+  }
+  if (device === "webgpu") {
+    throw new ProgramError(
+      "--device webgpu: this build has only the cpu device",
+    );
+  }
+  const feeds = Object.fromEntries(
+    await Promise.all((values.feed ?? []).map(readFeed)),
+  );
+  const fetches = (values.fetch ?? []).map((f) => splitPair("--fetch", f));
+  const file = positionals[0];
+  const program = await readProgramFile(file);
+  const executor = new Executor({
+    device: cpuDevice,
+    seed,
+    print: (l) => io.stdout(l + "\n"),
+  });
+  const { fetched } = await executor.run(program, {
+    file,
+    feeds,
+    fetch: fetches.map(([name]) => name),
+  });
+  for (const [name, path] of fetches) {
+    const value = fetched[name];
+    if (path === undefined) {
+      io.stdout(`${name} ${formatValue(value)}\n`);
+    } else if (value instanceof Tensor) {
+      await Deno.writeFile(path, encodeNpy(value));
+    } else {
+      throw new ProgramError(
+        `--fetch ${name}: holds no tensor to write to "${path}"`,
+      );
+    }
+  }
+  return { code: 0 };
+}

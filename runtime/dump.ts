@@ -1,0 +1,120 @@
+/**
+ * The readable text form of a program (`deno run -A mod.ts dump p.pb`):
+ * each block with its parent, its variables with kinds, dtypes and shapes,
+ * and its ops with slots and attributes in their definitions' order.
+ *
+ * @module
+ */
+import type {
+  BlockDesc,
+  OpDesc,
+  OpDesc_Attr,
+  ProgramDesc,
+  VarDesc,
+} from "../gen/rill/v1/framework_pb.ts";
+import { AttrType } from "../gen/rill/v1/framework_pb.ts";
+import { formatTensor } from "../kernels/tensor_format.ts";
+import { Tensor } from "../kernels/tensor.ts";
+import { typeName } from "./dtype_codes.ts";
+import { OPS } from "./ops/mod.ts";
+import { varInfoOf } from "./var_info.ts";
+
+/** Attributes whose INT value is a `VarType.Type`; shown by name. */
+const DTYPE_ATTRS: ReadonlySet<string> = new Set([
+  "dtype",
+  "out_dtype",
+  "in_dtype",
+  "data_type",
+]);
+
+/**
+ * Renders a program as readable text.
+ *
+ * @param program The program.
+ * @returns The text, one line per block header, variable and op.
+ *
+ * @example Usage
+ * ```ts
+ * import { dumpProgram, fillConstant, Program } from "../mod.ts";
+ * import { assertStringIncludes } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => fillConstant({ shape: [2], value: 1 }));
+ * assertStringIncludes(dumpProgram(p.desc), "fill_constant() -> Out=[fill_constant.out_0]");
+ * ```
+ */
+export function dumpProgram(program: ProgramDesc): string {
+  return program.blocks.map(dumpBlock).join("\n");
+}
+
+function dumpBlock(block: BlockDesc): string {
+  const lines = [`block ${block.idx} (parent ${block.parentIdx}):`];
+  for (const v of block.vars) lines.push(`  var ${dumpVar(v)}`);
+  block.ops.forEach((op, i) => lines.push(`  op ${i}: ${dumpOp(op)}`));
+  return lines.join("\n") + "\n";
+}
+
+function dumpVar(v: VarDesc): string {
+  const info = varInfoOf(v);
+  const parts = [v.name, typeName(v.type?.type ?? 7)];
+  if (info.dtype !== undefined) parts.push(info.dtype);
+  if (info.shape !== undefined) parts.push(`[${info.shape.join(", ")}]`);
+  if (v.type?.channel !== undefined) {
+    parts.push(`capacity ${v.type.channel.capacity}`);
+  }
+  if (v.persistable) parts.push("persistable");
+  return parts.join(" ");
+}
+
+function dumpOp(op: OpDesc): string {
+  const def = OPS.get(op.type);
+  const order =
+    (names: string[]) => (a: { parameter: string }, b: { parameter: string }) =>
+      names.indexOf(a.parameter) - names.indexOf(b.parameter);
+  const slots = (vars: OpDesc["inputs"], names: string[]) =>
+    [...vars].sort(order(names)).map((v) =>
+      `${v.parameter}=[${v.arguments.join(", ")}]`
+    )
+      .join(", ");
+  const inputs = slots(op.inputs, Object.keys(def?.inputs ?? {}));
+  const outputs = slots(op.outputs, Object.keys(def?.outputs ?? {}));
+  const attrNames = Object.keys(def?.attrs ?? {});
+  const attrs = [...op.attrs]
+    .sort((a, b) => attrNames.indexOf(a.name) - attrNames.indexOf(b.name))
+    .map((a) => `${a.name}=${dumpAttr(a)}`);
+  let text = `${op.type}(${inputs})`;
+  if (outputs !== "") text += ` -> ${outputs}`;
+  if (attrs.length > 0) text += ` {${attrs.join(", ")}}`;
+  return text;
+}
+
+function dumpAttr(a: OpDesc_Attr): string {
+  const float32 = (f: number) => formatTensor(Tensor.scalar(f, "float32"));
+  switch (a.type) {
+    case AttrType.INT:
+      return DTYPE_ATTRS.has(a.name) ? `${typeName(a.i)}(${a.i})` : String(a.i);
+    case AttrType.FLOAT:
+      return float32(a.f);
+    case AttrType.STRING:
+      return JSON.stringify(a.s);
+    case AttrType.INTS:
+      return `[${a.ints.join(", ")}]`;
+    case AttrType.FLOATS:
+      return `[${a.floats.map(float32).join(", ")}]`;
+    case AttrType.STRINGS:
+      return `[${a.strings.map((s) => JSON.stringify(s)).join(", ")}]`;
+    case AttrType.BOOLEAN:
+      return String(a.b);
+    case AttrType.BOOLEANS:
+      return `[${a.bools.join(", ")}]`;
+    case AttrType.BLOCK:
+      return `block ${a.blockIdx}`;
+    case AttrType.LONG:
+      return String(a.l);
+    case AttrType.BLOCKS:
+      return `[${a.blocksIdx.map((b) => `block ${b}`).join(", ")}]`;
+    case AttrType.LONGS:
+      return `[${a.longs.join(", ")}]`;
+  }
+  return `?(${a.type})`;
+}

@@ -1,0 +1,86 @@
+/**
+ * The errors the runtime raises before a program runs. A `ProgramError` is
+ * the user's mistake (a file that does not decode, an unknown op, an
+ * undeclared variable): the CLI prints its message as one `error:` line and
+ * exits 1. An `InternalError` is a broken invariant inside Rill.
+ *
+ * @module
+ */
+
+/** Where in a program an error was found: any of file, block, op. */
+export interface ProgramErrorWhere {
+  /** The file the program was read from. */
+  file?: string;
+  /** The block index. */
+  block?: number;
+  /** The op index inside the block. */
+  op?: number;
+  /** The op type. */
+  opType?: string;
+}
+
+/**
+ * Invalid input: a program that does not decode, fails validation, or a
+ * bad command line. Its message is one line that names what and where.
+ *
+ * @example Usage
+ * ```ts
+ * import { ProgramError } from "./errors.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const e = new ProgramError('unknown op "foo"', { block: 0, op: 2, opType: "foo" });
+ * assertEquals(e.message, 'block 0 op 2 (foo): unknown op "foo"');
+ * ```
+ */
+export class ProgramError extends Error {
+  /** Where the error was found. */
+  readonly where: ProgramErrorWhere;
+
+  /**
+   * Makes an error whose message is `where: detail`.
+   *
+   * @param detail What is wrong.
+   * @param where Where it is.
+   */
+  constructor(detail: string, where: ProgramErrorWhere = {}) {
+    super(prefixOf(where) + detail);
+    this.name = "ProgramError";
+    this.where = where;
+  }
+}
+
+/**
+ * A broken invariant inside Rill ("this is a Rill bug"); never caught to
+ * retry.
+ *
+ * @example Usage
+ * ```ts
+ * import { InternalError } from "./errors.ts";
+ * import { assertStringIncludes } from "@std/assert";
+ *
+ * assertStringIncludes(new InternalError("slot out of range").message, "Rill bug");
+ * ```
+ */
+export class InternalError extends Error {
+  /**
+   * Makes the error.
+   *
+   * @param detail The invariant that broke.
+   */
+  constructor(detail: string) {
+    super(`internal error (this is a Rill bug): ${detail}`);
+    this.name = "InternalError";
+  }
+}
+
+function prefixOf(where: ProgramErrorWhere): string {
+  const parts: string[] = [];
+  if (where.file !== undefined) parts.push(where.file);
+  if (where.block !== undefined) {
+    let at = `block ${where.block}`;
+    if (where.op !== undefined) at += ` op ${where.op}`;
+    if (where.opType !== undefined) at += ` (${where.opType})`;
+    parts.push(at);
+  }
+  return parts.length === 0 ? "" : parts.join(": ") + ": ";
+}

@@ -1,0 +1,190 @@
+/**
+ * Channel ops with Go's semantics (design.md §4): `channel_create`,
+ * `channel_send`, `channel_recv`, `channel_close`. A channel carries
+ * tensors; one made with a `data_type` other than 7 carries only that dtype,
+ * and a send of another dtype panics naming both. A closed, drained channel
+ * yields a zero tensor of the element type (float32 for an untyped
+ * channel), shape [1], with Status false.
+ *
+ * @module
+ */
+import type { DType } from "../../kernels/dtype.ts";
+import { Tensor } from "../../kernels/tensor.ts";
+import { blockForever } from "../../scheduler/block_forever.ts";
+import { Channel, closeChannel } from "../../scheduler/channel.ts";
+import { Panic } from "../../scheduler/panic.ts";
+import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { dtypeAttr } from "./values.ts";
+
+/** `VarType.Type` LOD_TENSOR: a channel of any tensor. */
+const ANY_TENSOR = 7;
+
+// The element type of typed channels only; a miss means "any tensor".
+const ELEMENT_TYPES = new WeakMap<Channel<Tensor>, DType>();
+
+const TRUE = Tensor.fromArray([true], "bool", [1]);
+const FALSE = Tensor.fromArray([false], "bool", [1]);
+
+/**
+ * Makes a channel of tensors as `channel_create` does.
+ *
+ * @param capacity The buffer size.
+ * @param dtype The element type; `undefined` carries any tensor.
+ * @returns The channel.
+ *
+ * @example Usage
+ * ```ts
+ * import { makeTensorChannel, sendTensor } from "./channel.ts";
+ * import { Tensor } from "../../kernels/tensor.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * const ch = makeTensorChannel(1, "int64");
+ * assertThrows(() => sendTensor(ch, Tensor.scalar(1, "float32")));
+ * ```
+ */
+export function makeTensorChannel(
+  capacity: number,
+  dtype?: DType,
+): Channel<Tensor> {
+  const ch = new Channel<Tensor>(capacity, {
+    zero: Tensor.zeros([1], dtype ?? "float32"),
+  });
+  if (dtype !== undefined) ELEMENT_TYPES.set(ch, dtype);
+  return ch;
+}
+
+/**
+ * Panics if `ch` is typed and `x` has another dtype.
+ *
+ * @param ch The channel.
+ * @param x The tensor about to be sent.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkElementType, makeTensorChannel } from "./channel.ts";
+ * import { Tensor } from "../../kernels/tensor.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * assertThrows(() => checkElementType(makeTensorChannel(0, "int32"), Tensor.scalar(1, "float32")));
+ * ```
+ */
+export function checkElementType(ch: Channel<Tensor>, x: Tensor): void {
+  const dtype = ELEMENT_TYPES.get(ch);
+  if (dtype !== undefined && dtype !== x.dtype) {
+    throw new Panic(`send of a ${x.dtype} tensor on a channel of ${dtype}`);
+  }
+}
+
+/**
+ * The bool tensor a receive's Status gets.
+ *
+ * @param ok Whether the value came from a send.
+ * @returns `[true]` or `[false]`, shared and immutable.
+ *
+ * @example Usage
+ * ```ts
+ * import { statusTensor } from "./channel.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(statusTensor(true).item(0), true);
+ * ```
+ */
+export function statusTensor(ok: boolean): Tensor {
+  return ok ? TRUE : FALSE;
+}
+
+/**
+ * Sends `x` on a channel of tensors, panicking if the channel is typed and
+ * `x` has another dtype; the nil channel blocks forever.
+ *
+ * @param ch The channel, or `null`.
+ * @param x The tensor.
+ * @returns `undefined` if the send completed, else a promise of it.
+ */
+export function sendTensor(
+  ch: Channel<Tensor> | null,
+  x: Tensor,
+): void | Promise<void> {
+  if (ch === null) return blockForever("chan send (nil chan)");
+  checkElementType(ch, x);
+  return ch.send(x);
+}
+
+const channelCreate = defineOp({
+  type: "channel_create",
+  summary: "Out = a new channel of capacity (0: unbuffered)",
+  inputs: {},
+  outputs: { Out: slot.channel() },
+  attrs: { capacity: attr.int(0), data_type: attr.int(ANY_TENSOR) },
+  check(a) {
+    if (a.data_type !== ANY_TENSOR) dtypeAttr(a.data_type);
+  },
+  prepare(ctx) {
+    const { capacity, data_type } = ctx.attrs;
+    const dtype = data_type === ANY_TENSOR ? undefined : dtypeAttr(data_type);
+    const out = ctx.output("Out");
+    return (scope) => out.write(scope, makeTensorChannel(capacity, dtype));
+  },
+});
+
+const channelSend = defineOp({
+  type: "channel_send",
+  summary: "sends X on Channel; blocks until received or buffered",
+  inputs: { Channel: slot.channel(), X: slot.tensor() },
+  outputs: {},
+  attrs: {},
+  prepare(ctx) {
+    const ch = ctx.input("Channel");
+    const x = ctx.input("X");
+    return (scope) => sendTensor(ch.channel(scope), x.tensor(scope));
+  },
+});
+
+const channelRecv = defineOp({
+  type: "channel_recv",
+  summary:
+    "Out = a value received from Channel; Status = false once closed and drained",
+  inputs: { Channel: slot.channel() },
+  outputs: { Out: slot.tensor(), Status: slot.tensor({ optional: true }) },
+  attrs: {},
+  infer: () => ({ Status: { dtype: "bool", shape: [1] } }),
+  prepare(ctx) {
+    const ch = ctx.input("Channel");
+    const out = ctx.output("Out");
+    const status = ctx.optionalOutput("Status");
+    return (scope) => {
+      const c = ch.channel(scope);
+      if (c === null) return blockForever("chan receive (nil chan)");
+      const got = c.recvOk();
+      if (!(got instanceof Promise)) {
+        out.write(scope, got.value);
+        status?.write(scope, statusTensor(got.ok));
+        return;
+      }
+      return got.then((r) => {
+        out.write(scope, r.value);
+        status?.write(scope, statusTensor(r.ok));
+      });
+    };
+  },
+});
+
+const channelClose = defineOp({
+  type: "channel_close",
+  summary: "closes Channel",
+  inputs: { Channel: slot.channel() },
+  outputs: {},
+  attrs: {},
+  prepare(ctx) {
+    const ch = ctx.input("Channel");
+    return (scope) => closeChannel(ch.channel(scope));
+  },
+});
+
+/** The channel ops. */
+export const CHANNEL_OPS: readonly OpDef[] = [
+  channelCreate,
+  channelSend,
+  channelRecv,
+  channelClose,
+];

@@ -1,0 +1,103 @@
+/**
+ * `while` and `conditional_block`: run a sub-block in a fresh child scope
+ * (new locals each pass), reading and writing outer variables by reference.
+ *
+ * @module
+ */
+import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { runBlock } from "../block_runner.ts";
+import type { PreparedBlock } from "../prepared_block.ts";
+import { Scope } from "../scope.ts";
+import type { ThreadContext } from "../thread_context.ts";
+import type { VarRef } from "../var_ref.ts";
+
+function isTrue(cond: VarRef, scope: Scope): boolean {
+  const t = cond.tensor(scope);
+  if (t.size !== 1) {
+    throw new RangeError(
+      `condition "${cond.name}" must hold one element, has shape [${
+        t.shape.join(", ")
+      }]`,
+    );
+  }
+  return Boolean(t.item(0));
+}
+
+const whileOp = defineOp({
+  type: "while",
+  summary: "runs sub_block while Condition, re-read after each pass, is true",
+  inputs: {
+    X: slot.any({ duplicable: true, optional: true }),
+    Condition: slot.tensor(),
+  },
+  outputs: {
+    Out: slot.any({ duplicable: true, optional: true }),
+    StepScopes: slot.step_scopes({ optional: true }),
+  },
+  attrs: { sub_block: attr.block(), is_test: attr.bool(false) },
+  prepare(ctx) {
+    const cond = ctx.input("Condition");
+    const body = ctx.block(ctx.attrs.sub_block);
+    return (scope, thread) => {
+      const scheduler = thread.run.scheduler;
+      while (isTrue(cond, scope)) {
+        const pending = runBlock(body, new Scope(body.layout, scope), thread);
+        if (pending !== undefined) {
+          return loopAsync(pending, cond, body, scope, thread);
+        }
+        // A loop of synchronous ops would starve timers and I/O; the
+        // scheduler hands back a promise once a time slice is used up.
+        const slice = scheduler.yieldSlice();
+        if (slice !== undefined) {
+          return loopAsync(slice, cond, body, scope, thread);
+        }
+      }
+    };
+  },
+});
+
+async function loopAsync(
+  pending: Promise<void>,
+  cond: VarRef,
+  body: PreparedBlock,
+  scope: Scope,
+  thread: ThreadContext,
+): Promise<void> {
+  await pending;
+  const scheduler = thread.run.scheduler;
+  while (isTrue(cond, scope)) {
+    const pass = runBlock(body, new Scope(body.layout, scope), thread);
+    if (pass !== undefined) await pass;
+    const slice = scheduler.yieldSlice();
+    if (slice !== undefined) await slice;
+  }
+}
+
+const conditionalBlock = defineOp({
+  type: "conditional_block",
+  summary:
+    "runs sub_block once if Cond holds (a scalar true, or all non-empty)",
+  inputs: {
+    Cond: slot.tensor({ duplicable: true }),
+    Input: slot.any({ duplicable: true, optional: true }),
+  },
+  outputs: {
+    Out: slot.any({ duplicable: true, optional: true }),
+    Scope: slot.step_scopes({ optional: true }),
+  },
+  attrs: { sub_block: attr.block(), is_scalar_condition: attr.bool(true) },
+  prepare(ctx) {
+    const conds = ctx.inputList("Cond");
+    const body = ctx.block(ctx.attrs.sub_block);
+    const scalar = ctx.attrs.is_scalar_condition;
+    return (scope, thread) => {
+      const go = scalar
+        ? isTrue(conds[0], scope)
+        : conds.every((c) => c.tensor(scope).size > 0);
+      if (go) return runBlock(body, new Scope(body.layout, scope), thread);
+    };
+  },
+});
+
+/** The control flow ops. */
+export const CONTROL_FLOW_OPS: readonly OpDef[] = [whileOp, conditionalBlock];

@@ -1,0 +1,148 @@
+/**
+ * Templates for ops that are one tensor kernel: read tensor inputs, call
+ * the device's kernel, bind `Out`. Most of the catalog is made by these two
+ * functions, so an op file lists only what differs: type, attributes, the
+ * kernel call and the static shape rule.
+ *
+ * @module
+ */
+import type { Device } from "../../kernels/device.ts";
+import type { Tensor } from "../../kernels/tensor.ts";
+import {
+  type AttrSchema,
+  type AttrValues,
+  defineOp,
+  type InferContext,
+  type InferredType,
+  type OpDef,
+  slot,
+} from "../op_def.ts";
+
+/** The definition of a one-input kernel op `X → Out`. */
+export interface UnaryKernelOpSpec<A extends AttrSchema> {
+  /** The op type. */
+  type: string;
+  /** One line on what it does. */
+  summary: string;
+  /** The attribute schema. */
+  attrs: A;
+  /** The kernel call. */
+  compute: (device: Device, x: Tensor, attrs: AttrValues<A>) => Tensor;
+  /** The static type of `Out`; absent: unknown. */
+  infer?: (x: InferredType, attrs: AttrValues<A>) => InferredType;
+}
+
+/**
+ * Defines an op `X → Out` that is one kernel call.
+ *
+ * @param spec The op.
+ * @returns Its definition.
+ *
+ * @example Usage
+ * ```ts
+ * import { unaryKernelOp } from "./kernel_op.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const relu = unaryKernelOp({
+ *   type: "relu",
+ *   summary: "max(x, 0)",
+ *   attrs: {},
+ *   compute: (device, x) => device.kernels.unary("relu", x),
+ * });
+ * assertEquals(Object.keys(relu.inputs), ["X"]);
+ * ```
+ */
+export function unaryKernelOp<const A extends AttrSchema>(
+  spec: UnaryKernelOpSpec<A>,
+): OpDef<A> {
+  const { compute, infer } = spec;
+  return defineOp({
+    type: spec.type,
+    summary: spec.summary,
+    inputs: { X: slot.tensor() },
+    outputs: { Out: slot.tensor() },
+    attrs: spec.attrs,
+    infer: infer && ((ctx: InferContext<A>) => ({
+      Out: infer(ctx.inputs("X")[0], ctx.attrs),
+    })),
+    prepare(ctx) {
+      const x = ctx.input("X");
+      const out = ctx.output("Out");
+      const attrs = ctx.attrs;
+      return (scope, thread) => {
+        out.write(scope, compute(thread.run.device, x.tensor(scope), attrs));
+      };
+    },
+  });
+}
+
+/** The definition of a two-input kernel op `X, Y → Out`. */
+export interface BinaryKernelOpSpec<A extends AttrSchema> {
+  /** The op type. */
+  type: string;
+  /** One line on what it does. */
+  summary: string;
+  /** The attribute schema. */
+  attrs: A;
+  /** The kernel call. */
+  compute: (
+    device: Device,
+    x: Tensor,
+    y: Tensor,
+    attrs: AttrValues<A>,
+  ) => Tensor;
+  /** The static type of `Out`; throws on a mismatch known statically. */
+  infer?: (
+    x: InferredType,
+    y: InferredType,
+    attrs: AttrValues<A>,
+  ) => InferredType;
+}
+
+/**
+ * Defines an op `X, Y → Out` that is one kernel call.
+ *
+ * @param spec The op.
+ * @returns Its definition.
+ *
+ * @example Usage
+ * ```ts
+ * import { binaryKernelOp } from "./kernel_op.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const add = binaryKernelOp({
+ *   type: "my_add",
+ *   summary: "x + y",
+ *   attrs: {},
+ *   compute: (device, x, y) => device.kernels.binary("add", x, y, -1),
+ * });
+ * assertEquals(Object.keys(add.inputs), ["X", "Y"]);
+ * ```
+ */
+export function binaryKernelOp<const A extends AttrSchema>(
+  spec: BinaryKernelOpSpec<A>,
+): OpDef<A> {
+  const { compute, infer } = spec;
+  return defineOp({
+    type: spec.type,
+    summary: spec.summary,
+    inputs: { X: slot.tensor(), Y: slot.tensor() },
+    outputs: { Out: slot.tensor() },
+    attrs: spec.attrs,
+    infer: infer && ((ctx: InferContext<A>) => ({
+      Out: infer(ctx.inputs("X")[0], ctx.inputs("Y")[0], ctx.attrs),
+    })),
+    prepare(ctx) {
+      const x = ctx.input("X");
+      const y = ctx.input("Y");
+      const out = ctx.output("Out");
+      const attrs = ctx.attrs;
+      return (scope, thread) => {
+        out.write(
+          scope,
+          compute(thread.run.device, x.tensor(scope), y.tensor(scope), attrs),
+        );
+      };
+    },
+  });
+}

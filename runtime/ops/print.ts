@@ -1,0 +1,68 @@
+/**
+ * `print`: one line of output per run, `<message> <value>` (design.md §5).
+ *
+ * @module
+ */
+import { formatStrings, formatTensor } from "../../kernels/tensor_format.ts";
+import { Tensor } from "../../kernels/tensor.ts";
+import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { TensorArray, type Value } from "../value.ts";
+
+/**
+ * A value as `print` shows it: tensors per design.md §5, RAW lists as
+ * `["a", "b"]`, tensor arrays as a list of their tensors, channels as
+ * `chan` (or `nil chan`).
+ *
+ * @param v The value.
+ * @returns Its text.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatValue } from "./print.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(formatValue(["a", "b"]), '["a", "b"]');
+ * ```
+ */
+export function formatValue(v: Value): string {
+  if (v instanceof Tensor) return formatTensor(v);
+  if (v instanceof TensorArray) {
+    return `[${
+      v.items.map((t) => (t ? formatTensor(t) : "<empty>")).join(", ")
+    }]`;
+  }
+  if (Array.isArray(v)) return formatStrings(v);
+  return v === null ? "nil chan" : "chan";
+}
+
+const print = defineOp({
+  type: "print",
+  summary: "writes `<message> <value>` as one line to stdout",
+  inputs: { In: slot.any() },
+  outputs: { Out: slot.any({ optional: true }) },
+  attrs: {
+    message: attr.string(""),
+    // Fluid's print carries these; Rill accepts them and prints as §5 says.
+    first_n: attr.int(-1),
+    summarize: attr.int(-1),
+    print_tensor_name: attr.bool(true),
+    print_tensor_type: attr.bool(true),
+    print_tensor_shape: attr.bool(true),
+    print_tensor_lod: attr.bool(true),
+    print_phase: attr.string("BOTH"),
+  },
+  prepare(ctx) {
+    const input = ctx.input("In");
+    const out = ctx.optionalOutput("Out");
+    const prefix = ctx.attrs.message === "" ? "" : ctx.attrs.message + " ";
+    return (scope, thread) => {
+      const v = input.read(scope);
+      if (v === undefined) input.tensor(scope); // panics: read before written
+      thread.run.print(prefix + formatValue(v));
+      out?.write(scope, v);
+    };
+  },
+});
+
+/** The output ops. */
+export const PRINT_OPS: readonly OpDef[] = [print];

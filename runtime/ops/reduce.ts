@@ -1,0 +1,175 @@
+/**
+ * Reductions and products: `reduce_*`, `mean`, `sum`, `softmax`, `mul`,
+ * `matmul`.
+ *
+ * @module
+ */
+import type { ReduceKind } from "../../kernels/device.ts";
+import {
+  attr,
+  defineOp,
+  type InferredType,
+  type OpDef,
+  slot,
+} from "../op_def.ts";
+import { binaryKernelOp, unaryKernelOp } from "./kernel_op.ts";
+import { sameAs } from "./shape_rules.ts";
+
+function reducedShape(
+  x: InferredType,
+  dims: readonly number[],
+  keepDim: boolean,
+  all: boolean,
+): InferredType {
+  if (x.shape === undefined) return { dtype: x.dtype };
+  const rank = x.shape.length;
+  const axes = new Set(
+    all || dims.length === 0
+      ? x.shape.keys()
+      : dims.map((d) => (d < 0 ? d + rank : d)),
+  );
+  for (const a of axes) {
+    if (a < 0 || a >= rank) {
+      throw new RangeError(`reduce: dim ${a} out of range for rank ${rank}`);
+    }
+  }
+  const shape = keepDim
+    ? x.shape.map((d, i) => (axes.has(i) ? 1 : d))
+    : x.shape.filter((_, i) => !axes.has(i));
+  return { dtype: x.dtype, shape: shape.length === 0 ? [1] : shape };
+}
+
+function reduction(kind: ReduceKind): OpDef {
+  return unaryKernelOp({
+    type: `reduce_${kind}`,
+    summary: `Out = the ${kind} of X over dim`,
+    attrs: {
+      dim: attr.ints([]),
+      keep_dim: attr.bool(false),
+      reduce_all: attr.bool(false),
+    },
+    compute: (device, x, a) =>
+      device.kernels.reduce(kind, x, {
+        dims: a.dim,
+        keepDim: a.keep_dim,
+        reduceAll: a.reduce_all,
+      }),
+    infer: (x, a) => reducedShape(x, a.dim, a.keep_dim, a.reduce_all),
+  });
+}
+
+function matrixShape(
+  x: InferredType,
+  y: InferredType,
+  xCols: number,
+  yCols: number,
+): InferredType {
+  if (x.shape === undefined || y.shape === undefined) return { dtype: x.dtype };
+  const inner = (s: readonly number[], from: number, to: number) =>
+    s.slice(from, to).reduce((p, d) => (p < 0 || d < 0 ? -1 : p * d), 1);
+  const k1 = inner(x.shape, xCols, x.shape.length);
+  const k2 = inner(y.shape, 0, yCols);
+  if (k1 >= 0 && k2 >= 0 && k1 !== k2) {
+    throw new RangeError(
+      `mul: X [${x.shape.join(", ")}] and Y [${
+        y.shape.join(", ")
+      }] do not multiply`,
+    );
+  }
+  return {
+    dtype: x.dtype,
+    shape: [...x.shape.slice(0, xCols), ...y.shape.slice(yCols)],
+  };
+}
+
+function matmulShape(
+  x: InferredType,
+  y: InferredType,
+  tx: boolean,
+  ty: boolean,
+): InferredType {
+  if (x.shape === undefined || y.shape === undefined) return { dtype: x.dtype };
+  if (x.shape.length < 2 || y.shape.length < 2) return { dtype: x.dtype };
+  const last2 = (s: readonly number[], t: boolean) => {
+    const [r, c] = s.slice(-2);
+    return t ? [c, r] : [r, c];
+  };
+  const [m, k1] = last2(x.shape, tx);
+  const [k2, n] = last2(y.shape, ty);
+  if (k1 >= 0 && k2 >= 0 && k1 !== k2) {
+    throw new RangeError(
+      `matmul: X [${x.shape.join(", ")}] and Y [${
+        y.shape.join(", ")
+      }] do not multiply`,
+    );
+  }
+  const batch = x.shape.length >= y.shape.length ? x.shape : y.shape;
+  return { dtype: x.dtype, shape: [...batch.slice(0, -2), m, n] };
+}
+
+const sum = defineOp({
+  type: "sum",
+  summary: "Out = the elementwise sum of every X",
+  inputs: { X: slot.tensor({ duplicable: true }) },
+  outputs: { Out: slot.tensor() },
+  attrs: {},
+  infer: ({ inputs }) => ({ Out: sameAs(inputs("X")[0]) }),
+  prepare(ctx) {
+    const xs = ctx.inputList("X");
+    const out = ctx.output("Out");
+    return (scope, thread) => {
+      out.write(
+        scope,
+        thread.run.device.kernels.addN(xs.map((x) => x.tensor(scope))),
+      );
+    };
+  },
+});
+
+/** Every reduction and product op. */
+export const REDUCE_OPS: readonly OpDef[] = [
+  reduction("sum"),
+  reduction("mean"),
+  reduction("max"),
+  reduction("min"),
+  reduction("prod"),
+  unaryKernelOp({
+    type: "mean",
+    summary: "Out = the mean of every element of X, shape [1]",
+    attrs: {},
+    compute: (device, x) => device.kernels.mean(x),
+    infer: (x) => ({ dtype: x.dtype, shape: [1] }),
+  }),
+  sum,
+  unaryKernelOp({
+    type: "softmax",
+    summary: "Out = softmax of X along axis",
+    attrs: { axis: attr.int(-1) },
+    compute: (device, x, a) => device.kernels.softmax(x, a.axis),
+    infer: sameAs,
+  }),
+  binaryKernelOp({
+    type: "mul",
+    summary: "Out = X × Y as 2-D matrices (Fluid's mul)",
+    attrs: { x_num_col_dims: attr.int(1), y_num_col_dims: attr.int(1) },
+    compute: (device, x, y, a) =>
+      device.kernels.mul2d(x, y, a.x_num_col_dims, a.y_num_col_dims),
+    infer: (x, y, a) => matrixShape(x, y, a.x_num_col_dims, a.y_num_col_dims),
+  }),
+  binaryKernelOp({
+    type: "matmul",
+    summary: "Out = alpha · op(X) × op(Y), batched and broadcast",
+    attrs: {
+      transpose_X: attr.bool(false),
+      transpose_Y: attr.bool(false),
+      alpha: attr.float(1),
+    },
+    compute: (device, x, y, a) =>
+      device.kernels.matmul(x, y, {
+        transposeX: a.transpose_X,
+        transposeY: a.transpose_Y,
+        alpha: a.alpha,
+      }),
+    infer: (x, y, a) => matmulShape(x, y, a.transpose_X, a.transpose_Y),
+  }),
+];

@@ -1,0 +1,174 @@
+/**
+ * `select`: one string per case, `"<kind>,<channel>,<value>,<ok>"` with kind
+ * `send`, `recv` or `default` (design.md §3); `sub_blocks[i]` runs when
+ * case i is chosen. Send values are read once, when the select starts; a
+ * receive writes its value and ok variables before its block runs.
+ *
+ * @module
+ */
+import type { Tensor } from "../../kernels/tensor.ts";
+import {
+  select,
+  type SelectCase,
+  type SelectResult,
+} from "../../scheduler/select.ts";
+import { runBlock } from "../block_runner.ts";
+import {
+  attr,
+  type CheckContext,
+  defineOp,
+  type OpDef,
+  slot,
+} from "../op_def.ts";
+import type { PreparedBlock } from "../prepared_block.ts";
+import { Scope } from "../scope.ts";
+import type { ThreadContext } from "../thread_context.ts";
+import type { VarRef } from "../var_ref.ts";
+import { checkElementType, statusTensor } from "./channel.ts";
+
+/** One parsed case string. */
+export interface SelectCaseText {
+  /** What the case does. */
+  readonly kind: "send" | "recv" | "default";
+  /** The channel variable ("" for default). */
+  readonly channel: string;
+  /** The value sent, or the variable a receive writes ("" for none). */
+  readonly value: string;
+  /** The variable a receive writes its ok flag to ("" for none). */
+  readonly ok: string;
+}
+
+/**
+ * Parses a case string; throws a `RangeError` saying what is wrong.
+ *
+ * @param text `"<kind>,<channel>,<value>,<ok>"`.
+ * @returns The parsed case.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseSelectCase } from "./select.ts";
+ * import { assertEquals, assertThrows } from "@std/assert";
+ *
+ * assertEquals(parseSelectCase("recv,ch,,"), { kind: "recv", channel: "ch", value: "", ok: "" });
+ * assertThrows(() => parseSelectCase("peek,ch,,"));
+ * ```
+ */
+export function parseSelectCase(text: string): SelectCaseText {
+  const fields = text.split(",");
+  const [kind, channel, value, ok] = fields;
+  const bad = (why: string) => new RangeError(`case "${text}": ${why}`);
+  if (fields.length !== 4) throw bad("wants 4 comma-separated fields");
+  if (kind !== "send" && kind !== "recv" && kind !== "default") {
+    throw bad(`kind "${kind}" is not send, recv or default`);
+  }
+  if (kind === "default" && (channel || value || ok)) {
+    throw bad("a default names no variables");
+  }
+  if (kind !== "default" && channel === "") throw bad("names no channel");
+  if (kind === "send" && value === "") throw bad("sends no value");
+  if (kind === "send" && ok !== "") throw bad("a send has no ok variable");
+  return { kind, channel, value, ok };
+}
+
+function checkCases(
+  cases: readonly string[],
+  blocks: readonly number[],
+  ctx: CheckContext,
+): void {
+  if (cases.length !== blocks.length) {
+    throw new RangeError(
+      `${cases.length} cases but ${blocks.length} sub_blocks`,
+    );
+  }
+  const parsed = cases.map(parseSelectCase);
+  if (parsed.filter((c) => c.kind === "default").length > 1) {
+    throw new RangeError("more than one default case");
+  }
+  for (const c of parsed) {
+    const expect = (name: string, kind: string) => {
+      if (name === "") return;
+      const info = ctx.lookup(name);
+      if (info === undefined) {
+        throw new RangeError(`case variable "${name}" is not declared`);
+      }
+      if (info.kind !== kind) {
+        throw new RangeError(
+          `case variable "${name}" is a ${info.kind}, not a ${kind}`,
+        );
+      }
+    };
+    expect(c.channel, "channel");
+    expect(c.value, "tensor");
+    expect(c.ok, "tensor");
+  }
+}
+
+interface PreparedCase {
+  readonly kind: SelectCaseText["kind"];
+  readonly channel: VarRef | undefined;
+  readonly value: VarRef | undefined;
+  readonly ok: VarRef | undefined;
+  readonly body: PreparedBlock;
+}
+
+const selectOp = defineOp({
+  type: "select",
+  summary:
+    "runs the block of one ready case (random among ready; default if none)",
+  inputs: { X: slot.any({ duplicable: true, optional: true }) },
+  outputs: {},
+  attrs: { cases: attr.required("strings"), sub_blocks: attr.blocks() },
+  check: (a, ctx) => checkCases(a.cases, a.sub_blocks, ctx),
+  prepare(ctx) {
+    const { cases, sub_blocks } = ctx.attrs;
+    const resolve = (
+      name: string,
+    ) => (name === "" ? undefined : ctx.resolve(name));
+    const prepared: PreparedCase[] = cases.map((text, i) => {
+      const c = parseSelectCase(text);
+      return {
+        kind: c.kind,
+        channel: resolve(c.channel),
+        value: resolve(c.value),
+        ok: resolve(c.ok),
+        body: ctx.block(sub_blocks[i]),
+      };
+    });
+    return (scope, thread) => {
+      const chosen = select(prepared.map((c) => toCase(c, scope)), {
+        random: thread.run.scheduler.random,
+      });
+      if (chosen instanceof Promise) {
+        return chosen.then((r) => finish(prepared, r, scope, thread));
+      }
+      return finish(prepared, chosen, scope, thread);
+    };
+  },
+});
+
+// Send values and channels are read here, once, when the select starts.
+function toCase(c: PreparedCase, scope: Scope): SelectCase {
+  if (c.kind === "default") return { default: true };
+  const ch = c.channel!.channel(scope);
+  if (c.kind === "recv") return { recv: ch };
+  const value = c.value!.tensor(scope);
+  if (ch !== null) checkElementType(ch, value);
+  return { send: ch, value };
+}
+
+function finish(
+  cases: readonly PreparedCase[],
+  result: SelectResult,
+  scope: Scope,
+  thread: ThreadContext,
+): void | Promise<void> {
+  const c = cases[result.index];
+  if (c.kind === "recv") {
+    c.value?.write(scope, result.value as Tensor);
+    c.ok?.write(scope, statusTensor(result.ok));
+  }
+  return runBlock(c.body, new Scope(c.body.layout, scope), thread);
+}
+
+/** The select op. */
+export const SELECT_OPS: readonly OpDef[] = [selectOp];

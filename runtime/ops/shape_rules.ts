@@ -1,0 +1,76 @@
+/**
+ * Static shape rules shared by op definitions: what an output's type is
+ * given its inputs', with -1 for dimensions unknown until the program runs.
+ * A rule throws a `RangeError` when known dimensions cannot fit, which the
+ * validator reports before anything runs.
+ *
+ * @module
+ */
+import { broadcastShapes } from "../../kernels/broadcast.ts";
+import type { DType } from "../../kernels/dtype.ts";
+import type { InferredType } from "../op_def.ts";
+
+/**
+ * The same type as the input.
+ *
+ * @param x The input's type.
+ * @returns A copy of it.
+ *
+ * @example Usage
+ * ```ts
+ * import { sameAs } from "./shape_rules.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(sameAs({ dtype: "float32", shape: [2] }), { dtype: "float32", shape: [2] });
+ * ```
+ */
+export function sameAs(x: InferredType | undefined): InferredType {
+  return { ...x };
+}
+
+/**
+ * The type of an elementwise result: the broadcast of both shapes (Paddle's
+ * `axis` rule when ≥ 0), with the given dtype or X's.
+ *
+ * @param x X's type.
+ * @param y Y's type.
+ * @param axis Paddle's axis attribute.
+ * @param dtype The result dtype; default X's.
+ * @returns The result type.
+ *
+ * @example Usage
+ * ```ts
+ * import { broadcastRule } from "./shape_rules.ts";
+ * import { assertEquals, assertThrows } from "@std/assert";
+ *
+ * assertEquals(broadcastRule({ shape: [2, 3] }, { shape: [3] }, -1).shape, [2, 3]);
+ * assertThrows(() => broadcastRule({ shape: [2, 3] }, { shape: [4] }, -1));
+ * ```
+ */
+export function broadcastRule(
+  x: InferredType | undefined,
+  y: InferredType | undefined,
+  axis: number,
+  dtype?: DType,
+): InferredType {
+  const out: InferredType = { dtype: dtype ?? x?.dtype };
+  if (x?.shape === undefined || y?.shape === undefined) return out;
+  return { ...out, shape: broadcastWithUnknowns(x.shape, y.shape, axis) };
+}
+
+// Unknown (-1) dimensions match anything; the known ones must broadcast.
+function broadcastWithUnknowns(
+  a: readonly number[],
+  b: readonly number[],
+  axis: number,
+): number[] {
+  const known = (s: readonly number[]) => s.map((d) => (d < 0 ? 1 : d));
+  const shape = broadcastShapes(known(a), known(b), axis);
+  const unknownAt = (s: readonly number[], i: number, offset: number) =>
+    s[i - offset] !== undefined && s[i - offset] < 0;
+  const offA = shape.length - a.length;
+  const offB = axis >= 0 ? axis : shape.length - b.length;
+  return shape.map((d, i) =>
+    d === 1 && (unknownAt(a, i, offA) || unknownAt(b, i, offB)) ? -1 : d
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * Timer ops: `sleep` parks the green thread; `channel_after` makes a
+ * channel that delivers `true` once, after a delay. A pending timer keeps
+ * the run alive, so a thread waiting on one is never taken for a deadlock.
+ *
+ * @module
+ */
+import { Tensor } from "../../kernels/tensor.ts";
+import { after, sleep } from "../../scheduler/timer.ts";
+import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { statusTensor } from "./channel.ts";
+
+const sleepOp = defineOp({
+  type: "sleep",
+  summary: "parks the green thread for ms milliseconds (Duration overrides)",
+  inputs: { Duration: slot.tensor({ optional: true }) },
+  outputs: {},
+  attrs: { ms: attr.float(0) },
+  prepare(ctx) {
+    const duration = ctx.optionalInput("Duration");
+    const ms = ctx.attrs.ms;
+    return (scope) => {
+      const wait = duration === undefined
+        ? ms
+        : Number(duration.tensor(scope).item(0));
+      if (wait > 0) return sleep(wait);
+    };
+  },
+});
+
+const channelAfter = defineOp({
+  type: "channel_after",
+  summary: "Out = a channel that delivers true once, after ms milliseconds",
+  inputs: {},
+  outputs: { Out: slot.channel() },
+  attrs: { ms: attr.required("float") },
+  prepare(ctx) {
+    const out = ctx.output("Out");
+    const ms = ctx.attrs.ms;
+    return (scope) => {
+      out.write(
+        scope,
+        after<Tensor>(ms, {
+          value: statusTensor(true),
+          zero: Tensor.zeros([1], "bool"),
+        }),
+      );
+    };
+  },
+});
+
+/** The timer ops. */
+export const TIMER_OPS: readonly OpDef[] = [sleepOp, channelAfter];

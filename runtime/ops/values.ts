@@ -1,0 +1,321 @@
+/**
+ * Ops that make values: constants, copies, casts, counters, random tensors,
+ * ranges and shapes.
+ *
+ * @module
+ */
+import type { DType } from "../../kernels/dtype.ts";
+import { Tensor } from "../../kernels/tensor.ts";
+import { Random } from "../../scheduler/random.ts";
+import { dtypeOfCode } from "../dtype_codes.ts";
+import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { unaryKernelOp } from "./kernel_op.ts";
+import { sameAs } from "./shape_rules.ts";
+
+/**
+ * The dtype a `dtype` attribute names; throws for a number that is not an
+ * element type.
+ *
+ * @param code A `VarType.Type` number.
+ * @returns The dtype.
+ *
+ * @example Usage
+ * ```ts
+ * import { dtypeAttr } from "./values.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(dtypeAttr(3), "int64");
+ * ```
+ */
+export function dtypeAttr(code: number): DType {
+  const dtype = dtypeOfCode(code);
+  if (dtype === undefined) {
+    throw new RangeError(`dtype ${code} is not a tensor element type`);
+  }
+  return dtype;
+}
+
+function dtypeCheck(name: string, code: number | undefined): void {
+  if (code !== undefined) {
+    try {
+      dtypeAttr(code);
+    } catch (e) {
+      throw new RangeError(`attribute "${name}": ${(e as Error).message}`);
+    }
+  }
+}
+
+/** Parses `str_value`/`value` into an element of `dtype`, exact for int64. */
+function constantOf(
+  dtype: DType,
+  value: number,
+  str: string,
+): number | bigint | boolean {
+  if (dtype === "int64") {
+    if (str !== "") return BigInt(str.trim());
+    return BigInt(Math.trunc(value));
+  }
+  const v = str !== "" ? Number(str) : value;
+  if (Number.isNaN(v) && str !== "" && !/^\s*[-+]?nan\s*$/i.test(str)) {
+    throw new RangeError(`str_value "${str}" is not a number`);
+  }
+  return dtype === "bool" ? v !== 0 : v;
+}
+
+const fillConstant = defineOp({
+  type: "fill_constant",
+  summary: "Out = a tensor of `shape` filled with `value`",
+  inputs: {},
+  outputs: { Out: slot.tensor() },
+  attrs: {
+    shape: attr.longs([]),
+    dtype: attr.int(5),
+    value: attr.float(0),
+    str_value: attr.string(""),
+  },
+  check(a) {
+    dtypeCheck("dtype", a.dtype);
+    constantOf(dtypeAttr(a.dtype), a.value, a.str_value);
+  },
+  infer: ({ attrs }) => ({
+    Out: { dtype: dtypeAttr(attrs.dtype), shape: attrs.shape.map(Number) },
+  }),
+  prepare(ctx) {
+    const { shape, dtype, value, str_value } = ctx.attrs;
+    const d = dtypeAttr(dtype);
+    const out = ctx.output("Out");
+    const dims = shape.map(Number);
+    const v = constantOf(d, value, str_value);
+    return (scope, thread) => {
+      out.write(scope, thread.run.device.kernels.fill(dims, d, v));
+    };
+  },
+});
+
+const assignValue = defineOp({
+  type: "assign_value",
+  summary: "Out = a tensor of `shape` holding the values given",
+  inputs: {},
+  outputs: { Out: slot.tensor() },
+  attrs: {
+    shape: attr.ints([]),
+    dtype: attr.int(5),
+    fp32_values: attr.floats(),
+    int32_values: attr.ints(),
+    int64_values: attr.longs(),
+    bool_values: attr.bools(),
+  },
+  check(a) {
+    dtypeCheck("dtype", a.dtype);
+    const given = [a.fp32_values, a.int32_values, a.int64_values, a.bool_values]
+      .filter((v) => v !== undefined && v.length > 0);
+    if (given.length > 1) {
+      throw new RangeError("more than one of *_values given");
+    }
+    const n = a.shape.reduce((p, d) => p * d, 1);
+    const len = given[0]?.length ?? 0;
+    if (len !== n) {
+      throw new RangeError(
+        `shape [${a.shape.join(", ")}] needs ${n} values, got ${len}`,
+      );
+    }
+  },
+  infer: ({ attrs }) => ({
+    Out: { dtype: dtypeAttr(attrs.dtype), shape: attrs.shape },
+  }),
+  prepare(ctx) {
+    const a = ctx.attrs;
+    const values =
+      [a.fp32_values, a.int32_values, a.int64_values, a.bool_values]
+        .find((v) => v !== undefined && v.length > 0) ?? [];
+    const t = Tensor.fromArray(
+      values as number[] | bigint[] | boolean[],
+      dtypeAttr(a.dtype),
+      a.shape,
+    );
+    const out = ctx.output("Out");
+    return (scope) => out.write(scope, t);
+  },
+});
+
+const assign = defineOp({
+  type: "assign",
+  summary: "Out = X: binds Out to X's value, of any kind",
+  inputs: { X: slot.any() },
+  outputs: { Out: slot.any() },
+  attrs: {},
+  infer: ({ inputs }) => ({ Out: sameAs(inputs("X")[0]) }),
+  prepare(ctx) {
+    const x = ctx.input("X");
+    const out = ctx.output("Out");
+    return (scope) => {
+      const v = x.read(scope);
+      if (v === undefined) x.tensor(scope); // panics: read before written
+      out.write(scope, v);
+    };
+  },
+});
+
+const fillZerosLike = unaryKernelOp({
+  type: "fill_zeros_like",
+  summary: "Out = zeros shaped and typed like X",
+  attrs: {},
+  compute: (device, x) => device.kernels.fill(x.shape, x.dtype, 0),
+  infer: sameAs,
+});
+
+const cast = unaryKernelOp({
+  type: "cast",
+  summary: "Out = X converted to out_dtype",
+  attrs: { out_dtype: attr.int(5), in_dtype: attr.int() },
+  compute: (device, x, a) => device.kernels.cast(x, dtypeAttr(a.out_dtype)),
+  infer: (x, a) => ({ ...x, dtype: dtypeAttr(a.out_dtype) }),
+});
+
+const increment = defineOp({
+  type: "increment",
+  summary: "Out = X + step, in X's dtype",
+  inputs: { X: slot.tensor() },
+  outputs: { Out: slot.tensor() },
+  attrs: { step: attr.float(1) },
+  infer: ({ inputs }) => ({ Out: sameAs(inputs("X")[0]) }),
+  prepare(ctx) {
+    const x = ctx.input("X");
+    const out = ctx.output("Out");
+    const step = ctx.attrs.step;
+    // A rank-0 step broadcasts to any shape without changing it.
+    let stepTensor = Tensor.fromArray([step], "float32", []);
+    return (scope, thread) => {
+      const t = x.tensor(scope);
+      if (stepTensor.dtype !== t.dtype) {
+        stepTensor = thread.run.device.kernels.cast(
+          Tensor.fromArray([step], "float64", []),
+          t.dtype,
+        );
+      }
+      out.write(
+        scope,
+        thread.run.device.kernels.binary("add", t, stepTensor, -1),
+      );
+    };
+  },
+});
+
+function randomOp(
+  type: string,
+  summary: string,
+  a: string,
+  b: string,
+  defaults: [number, number],
+  draw: "uniformRandom" | "gaussianRandom",
+): OpDef {
+  return defineOp({
+    type,
+    summary,
+    inputs: {},
+    outputs: { Out: slot.tensor() },
+    attrs: {
+      shape: attr.longs([]),
+      dtype: attr.int(5),
+      [a]: attr.float(defaults[0]),
+      [b]: attr.float(defaults[1]),
+      seed: attr.int(0),
+    },
+    check: (attrs) => dtypeCheck("dtype", attrs.dtype as number),
+    infer: ({ attrs }) => ({
+      Out: {
+        dtype: dtypeAttr(attrs.dtype as number),
+        shape: (attrs.shape as bigint[]).map(Number),
+      },
+    }),
+    prepare(ctx) {
+      const attrs = ctx.attrs as Record<string, unknown>;
+      const dims = (attrs.shape as bigint[]).map(Number);
+      const dtype = dtypeAttr(attrs.dtype as number);
+      const [lo, hi] = [attrs[a] as number, attrs[b] as number];
+      const seed = attrs.seed as number;
+      // A fixed seed gives the op its own stream: the same tensor each run.
+      const own = seed === 0 ? undefined : new Random(seed);
+      const ownNext = own && (() => own.nextFloat());
+      const out = ctx.output("Out");
+      return (scope, thread) => {
+        const next = ownNext ?? thread.run.random;
+        out.write(
+          scope,
+          thread.run.device.kernels[draw](dims, dtype, lo, hi, next),
+        );
+      };
+    },
+  });
+}
+
+const range = defineOp({
+  type: "range",
+  summary: "Out = [Start, Start+Step, ...) up to End",
+  inputs: { Start: slot.tensor(), End: slot.tensor(), Step: slot.tensor() },
+  outputs: { Out: slot.tensor() },
+  attrs: {},
+  infer: ({ inputs }) => ({
+    Out: { dtype: inputs("Start")[0]?.dtype, shape: [-1] },
+  }),
+  prepare(ctx) {
+    const [start, end, step] = ["Start", "End", "Step"].map(ctx.input);
+    const out = ctx.output("Out");
+    return (scope, thread) => {
+      const s = start.tensor(scope);
+      const scalar = (t: Tensor) => Number(t.item(0));
+      out.write(
+        scope,
+        thread.run.device.kernels.range(
+          scalar(s),
+          scalar(end.tensor(scope)),
+          scalar(step.tensor(scope)),
+          s.dtype,
+        ),
+      );
+    };
+  },
+});
+
+const shape = defineOp({
+  type: "shape",
+  summary: "Out = the shape of Input (int32)",
+  inputs: { Input: slot.tensor() },
+  outputs: { Out: slot.tensor() },
+  attrs: {},
+  infer: ({ inputs }) => ({
+    Out: { dtype: "int32", shape: [inputs("Input")[0]?.shape?.length ?? -1] },
+  }),
+  prepare(ctx) {
+    const input = ctx.input("Input");
+    const out = ctx.output("Out");
+    return (scope) => {
+      const dims = input.tensor(scope).shape;
+      out.write(scope, Tensor.fromArray([...dims], "int32", [dims.length]));
+    };
+  },
+});
+
+/** Every op that makes values. */
+export const VALUE_OPS: readonly OpDef[] = [
+  fillConstant,
+  assignValue,
+  assign,
+  fillZerosLike,
+  cast,
+  increment,
+  randomOp("uniform_random", "Out = uniform in [min, max)", "min", "max", [
+    -1,
+    1,
+  ], "uniformRandom"),
+  randomOp(
+    "gaussian_random",
+    "Out = normal(mean, std)",
+    "mean",
+    "std",
+    [0, 1],
+    "gaussianRandom",
+  ),
+  range,
+  shape,
+];

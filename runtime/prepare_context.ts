@@ -1,0 +1,46 @@
+/**
+ * What an op's `prepare` sees: its attribute values, its variables resolved
+ * to `VarRef`s, its sub-blocks prepared, and its location for messages.
+ *
+ * @module
+ */
+import type { AttrSchema, AttrValues } from "./op_def.ts";
+import type { PreparedBlock } from "./prepared_block.ts";
+import type { Scope } from "./scope.ts";
+import type { ThreadContext } from "./thread_context.ts";
+import type { VarRef } from "./var_ref.ts";
+
+/**
+ * An op's run function: completes synchronously (returns `undefined`) or
+ * returns a promise the block runner awaits. Only promises are awaited, so
+ * a run of synchronous ops costs no microtask hop.
+ */
+export type OpRun = (scope: Scope, ctx: ThreadContext) => void | Promise<void>;
+
+/** The context an op's `prepare` gets. Slots are validated before this. */
+export interface PrepareContext<A extends AttrSchema = AttrSchema> {
+  /** The attribute values, defaults applied. */
+  readonly attrs: AttrValues<A>;
+  /** `block B op I <type>`, for messages and thread dumps. */
+  readonly location: string;
+  /** The first variable of a required input slot. */
+  input(slot: string): VarRef;
+  /** The first variable of an optional input slot, if given. */
+  optionalInput(slot: string): VarRef | undefined;
+  /** Every variable of an input slot (`[]` if absent). */
+  inputList(slot: string): VarRef[];
+  /** The first variable of a required output slot. */
+  output(slot: string): VarRef;
+  /** The first variable of an optional output slot, if given. */
+  optionalOutput(slot: string): VarRef | undefined;
+  /** Every variable of an output slot (`[]` if absent). */
+  outputList(slot: string): VarRef[];
+  /** A variable named outside the slots (a `select` case, say). */
+  resolve(name: string): VarRef;
+  /**
+   * The prepared block with index `idx`, a child of this op's block.
+   * `locals` names variables each run of the block binds itself (see
+   * `BlockLayout`); they must be the same every time the block is asked for.
+   */
+  block(idx: number, locals?: readonly string[]): PreparedBlock;
+}

@@ -1,0 +1,228 @@
+/**
+ * Validation before anything runs (design.md §5): every block index and
+ * parent right, every op registered, every slot known and filled, every
+ * variable declared in the op's block or an ancestor and of the kind its
+ * slot takes, every attribute of the right type, every sub-block a child of
+ * the op's block, and every shape mismatch that is known statically.
+ *
+ * @module
+ */
+import type {
+  BlockDesc,
+  OpDesc,
+  OpDesc_Var,
+  ProgramDesc,
+} from "../gen/rill/v1/framework_pb.ts";
+import { AttrError, readAttrs } from "./attr_read.ts";
+import { ProgramError, type ProgramErrorWhere } from "./errors.ts";
+import type { OpDef, SlotSpec, VarInfo } from "./op_def.ts";
+import { OPS } from "./ops/mod.ts";
+import { varInfoOf } from "./var_info.ts";
+
+/** Options of `validateProgram`. */
+export interface ValidateOptions {
+  /** The file the program came from, named in errors. */
+  file?: string;
+  /** The op registry. @default {OPS} */
+  registry?: ReadonlyMap<string, OpDef>;
+}
+
+/**
+ * Checks a program; throws a `ProgramError` naming the first problem.
+ *
+ * @param program The program.
+ * @param options Where it came from; which registry.
+ *
+ * @example Usage
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { ProgramDescSchema } from "../gen/rill/v1/framework_pb.ts";
+ * import { validateProgram } from "./validate.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * const program = create(ProgramDescSchema, {
+ *   blocks: [{ idx: 0, parentIdx: -1, ops: [{ type: "no_such_op" }] }],
+ * });
+ * assertThrows(() => validateProgram(program), Error, 'unknown op "no_such_op"');
+ * ```
+ */
+export function validateProgram(
+  program: ProgramDesc,
+  options: ValidateOptions = {},
+): void {
+  new Validator(program, options).run();
+}
+
+class Validator {
+  readonly #program: ProgramDesc;
+  readonly #file: string | undefined;
+  readonly #registry: ReadonlyMap<string, OpDef>;
+  readonly #declared: Map<string, VarInfo>[] = [];
+
+  constructor(program: ProgramDesc, options: ValidateOptions) {
+    this.#program = program;
+    this.#file = options.file;
+    this.#registry = options.registry ?? OPS;
+  }
+
+  run(): void {
+    const blocks = this.#program.blocks;
+    if (blocks.length === 0) this.#fail("the program has no blocks", {});
+    blocks.forEach((b, i) => this.#checkBlock(b, i));
+    blocks.forEach((b) => b.ops.forEach((op, i) => this.#checkOp(b, op, i)));
+  }
+
+  #fail(detail: string, where: ProgramErrorWhere): never {
+    throw new ProgramError(detail, { file: this.#file, ...where });
+  }
+
+  #checkBlock(block: BlockDesc, i: number): void {
+    if (block.idx !== i) {
+      this.#fail(`block at position ${i} says idx ${block.idx}`, { block: i });
+    }
+    // Sub-blocks are made after their parents, so a parent index is smaller;
+    // this also rules out cycles in the parent chain.
+    if (i > 0 && (block.parentIdx < 0 || block.parentIdx >= i)) {
+      this.#fail(`parent_idx ${block.parentIdx} is not an earlier block`, {
+        block: i,
+      });
+    }
+    const vars = new Map<string, VarInfo>();
+    for (const v of block.vars) {
+      if (v.name === "") {
+        this.#fail("a variable has an empty name", { block: i });
+      }
+      if (vars.has(v.name)) {
+        this.#fail(`variable "${v.name}" is declared twice`, { block: i });
+      }
+      vars.set(v.name, varInfoOf(v));
+    }
+    this.#declared.push(vars);
+  }
+
+  #lookup(block: number, name: string): VarInfo | undefined {
+    for (let b = block; b >= 0; b = this.#program.blocks[b].parentIdx) {
+      const info = this.#declared[b].get(name);
+      if (info !== undefined) return info;
+      if (b === 0) break;
+    }
+    return undefined;
+  }
+
+  #checkOp(block: BlockDesc, op: OpDesc, i: number): void {
+    const where = { block: block.idx, op: i, opType: op.type };
+    const def = this.#registry.get(op.type);
+    if (def === undefined) this.#fail(`unknown op "${op.type}"`, where);
+    const inputs = this.#checkSlots(
+      block,
+      op.inputs,
+      def.inputs,
+      "input",
+      where,
+    );
+    this.#checkSlots(block, op.outputs, def.outputs, "output", where);
+    let attrs: Record<string, unknown>;
+    try {
+      attrs = readAttrs(def.attrs, op.attrs);
+    } catch (e) {
+      if (e instanceof AttrError) this.#fail(e.message, where);
+      throw e;
+    }
+    this.#checkBlockAttrs(block, def, attrs, where);
+    try {
+      def.check?.(attrs as never, {
+        lookup: (name) => this.#lookup(block.idx, name),
+        blockCount: this.#program.blocks.length,
+      });
+      def.infer?.({
+        inputs: (s) => inputs.get(s) ?? [],
+        attrs: attrs as never,
+      });
+    } catch (e) {
+      if (e instanceof ProgramError) throw e;
+      this.#fail((e as Error).message, where);
+    }
+  }
+
+  #checkSlots(
+    block: BlockDesc,
+    given: readonly OpDesc_Var[],
+    specs: Readonly<Record<string, SlotSpec>>,
+    side: "input" | "output",
+    where: ProgramErrorWhere,
+  ): Map<string, VarInfo[]> {
+    const seen = new Map<string, VarInfo[]>();
+    for (const v of given) {
+      const spec = specs[v.parameter];
+      const at = `${side} "${v.parameter}"`;
+      if (spec === undefined) {
+        this.#fail(`unknown ${side} slot "${v.parameter}"`, where);
+      }
+      if (seen.has(v.parameter)) this.#fail(`${at} is given twice`, where);
+      if (!spec.duplicable && v.arguments.length > 1) {
+        this.#fail(
+          `${at} takes one variable, got ${v.arguments.length}`,
+          where,
+        );
+      }
+      seen.set(
+        v.parameter,
+        v.arguments.map((name) => this.#checkVar(block, name, spec, at, where)),
+      );
+    }
+    for (const [name, spec] of Object.entries(specs)) {
+      if (!spec.optional && (seen.get(name)?.length ?? 0) === 0) {
+        this.#fail(`${side} "${name}" is required`, where);
+      }
+    }
+    return seen;
+  }
+
+  #checkVar(
+    block: BlockDesc,
+    name: string,
+    spec: SlotSpec,
+    at: string,
+    where: ProgramErrorWhere,
+  ): VarInfo {
+    const info = this.#lookup(block.idx, name);
+    if (info === undefined) {
+      this.#fail(
+        `${at}: variable "${name}" is not declared in block ${block.idx} or its ancestors`,
+        where,
+      );
+    }
+    if (spec.kind !== "any" && info.kind !== spec.kind) {
+      this.#fail(
+        `${at}: variable "${name}" is a ${info.kind}, not a ${spec.kind}`,
+        where,
+      );
+    }
+    return info;
+  }
+
+  #checkBlockAttrs(
+    block: BlockDesc,
+    def: OpDef,
+    attrs: Record<string, unknown>,
+    where: ProgramErrorWhere,
+  ): void {
+    for (const [name, spec] of Object.entries(def.attrs)) {
+      if (spec.kind !== "block" && spec.kind !== "blocks") continue;
+      const value = attrs[name];
+      const indices = typeof value === "number" ? [value] : (value as number[]);
+      for (const idx of indices) {
+        const sub = this.#program.blocks[idx];
+        if (sub === undefined) {
+          this.#fail(`attribute "${name}": block ${idx} does not exist`, where);
+        }
+        if (idx === 0 || sub.parentIdx !== block.idx) {
+          this.#fail(
+            `attribute "${name}": block ${idx} is not a child of block ${block.idx}`,
+            where,
+          );
+        }
+      }
+    }
+  }
+}
