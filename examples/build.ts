@@ -13,6 +13,12 @@ export const EXAMPLES: readonly string[] = [
   "mult",
   "while_loop",
   "if_else",
+  "buffered_channel",
+  "goroutine",
+  "select",
+  "fibonacci",
+  "prime_sieve",
+  "minibatch",
 ];
 
 /**
@@ -24,6 +30,19 @@ export const EXAMPLES: readonly string[] = [
 export async function buildExample(name: string): Promise<Program> {
   const module = await import(`./${name}.ts`);
   return module.build();
+}
+
+/**
+ * The data files example `name` reads, by path from the repository root.
+ *
+ * @param name An entry of `EXAMPLES`.
+ * @returns Path to contents; empty when it reads none.
+ */
+export async function exampleData(
+  name: string,
+): Promise<Record<string, Uint8Array>> {
+  const module = await import(`./${name}.ts`);
+  return module.dataFiles?.() ?? {};
 }
 
 /**
@@ -40,6 +59,10 @@ if (import.meta.main) {
   for (const name of EXAMPLES) {
     const program = await buildExample(name);
     await Deno.writeFile(examplePath(name), program.toBinary());
+    const root = fromFileUrl(new URL("../", import.meta.url));
+    for (const [path, bytes] of Object.entries(await exampleData(name))) {
+      await Deno.writeFile(root + path, bytes);
+    }
     console.log(`wrote examples/${name}.pb`);
   }
 }

@@ -22,6 +22,7 @@ import {
   OpDescSchema,
   type ProgramDesc,
   ProgramDescSchema,
+  type VarDesc,
   VarDescSchema,
   VarType_Type,
   type VarTypeSchema,
@@ -82,8 +83,7 @@ export class Variable {
 
   /** What the declaration says of it. */
   get info(): VarInfo {
-    const desc = this.block.desc.vars.find((v) => v.name === this.name);
-    return varInfoOf(desc!);
+    return varInfoOf(this.block.varDesc(this.name)!);
   }
 
   /** What it holds. */
@@ -148,6 +148,7 @@ export class Block {
   readonly program: Program;
   /** The block's message, appended to in place. */
   readonly desc: BlockDesc;
+  #index = new Map<string, VarDesc>();
 
   /**
    * Wraps a block of `program`.
@@ -178,17 +179,34 @@ export class Block {
    */
   createVar(options: VarOptions = {}): Variable {
     const name = options.name ?? this.program.uniqueName("tmp");
-    if (this.desc.vars.some((v) => v.name === name)) {
+    if (this.varDesc(name) !== undefined) {
       throw new TypeError(
         `create variable: "${name}" already exists in block ${this.idx}`,
       );
     }
-    this.desc.vars.push(create(VarDescSchema, {
+    const desc = create(VarDescSchema, {
       name,
       type: varTypeOf(options),
       persistable: options.persistable ?? false,
-    }));
+    });
+    this.desc.vars.push(desc);
+    this.#index.set(name, desc);
     return new Variable(this, name);
+  }
+
+  /**
+   * The declaration of `name` in this block itself.
+   *
+   * @param name The variable.
+   * @returns Its `VarDesc`, or `undefined`.
+   */
+  varDesc(name: string): VarDesc | undefined {
+    // Indexed once per length, so building a long block stays linear; a
+    // desc edited by hand in place of appending is re-indexed.
+    if (this.#index.size !== this.desc.vars.length) {
+      this.#index = new Map(this.desc.vars.map((v) => [v.name, v]));
+    }
+    return this.#index.get(name);
   }
 
   /**
@@ -199,12 +217,8 @@ export class Block {
    * @returns The variable, or `undefined`.
    */
   findVar(name: string): Variable | undefined {
-    for (let b: Block | undefined = this; b !== undefined; b = b.parent) {
-      if (b.desc.vars.some((v) => v.name === name)) {
-        return new Variable(b, name);
-      }
-    }
-    return undefined;
+    if (this.varDesc(name) !== undefined) return new Variable(this, name);
+    return this.parent?.findVar(name);
   }
 
   /**

@@ -156,6 +156,6 @@ export class Scope {
   #find(name: string): [Scope, number] | undefined {
     const slot = this.layout.slotOf(name);
     if (slot !== undefined) return [this, slot];
-    return this.parent?.#find(name);
+    return this.parent === undefined ? undefined : this.parent.#find(name);
   }
 }

@@ -53,6 +53,33 @@ export function validateProgram(
   new Validator(program, options).run();
 }
 
+// Messages name slots as `input "X"`; the strings are made once per name.
+const slotNames = (side: string) => {
+  const cache = new Map<string, string>();
+  return (slot: string): string => {
+    let at = cache.get(slot);
+    if (at === undefined) cache.set(slot, at = `${side} "${slot}"`);
+    return at;
+  };
+};
+const inputAt = slotNames("input");
+const outputAt = slotNames("output");
+
+const REQUIRED = new WeakMap<object, readonly string[]>();
+
+function requiredSlots(
+  specs: Readonly<Record<string, SlotSpec>>,
+): readonly string[] {
+  let names = REQUIRED.get(specs);
+  if (names === undefined) {
+    names = Object.entries(specs).filter(([, s]) => !s.optional).map(([n]) =>
+      n
+    );
+    REQUIRED.set(specs, names);
+  }
+  return names;
+}
+
 class Validator {
   readonly #program: ProgramDesc;
   readonly #file: string | undefined;
@@ -154,7 +181,9 @@ class Validator {
     const seen = new Map<string, VarInfo[]>();
     for (const v of given) {
       const spec = specs[v.parameter];
-      const at = `${side} "${v.parameter}"`;
+      const at = side === "input"
+        ? inputAt(v.parameter)
+        : outputAt(v.parameter);
       if (spec === undefined) {
         this.#fail(`unknown ${side} slot "${v.parameter}"`, where);
       }
@@ -170,8 +199,8 @@ class Validator {
         v.arguments.map((name) => this.#checkVar(block, name, spec, at, where)),
       );
     }
-    for (const [name, spec] of Object.entries(specs)) {
-      if (!spec.optional && (seen.get(name)?.length ?? 0) === 0) {
+    for (const name of requiredSlots(specs)) {
+      if ((seen.get(name)?.length ?? 0) === 0) {
         this.#fail(`${side} "${name}" is required`, where);
       }
     }

@@ -1,0 +1,67 @@
+/**
+ * Interpreter costs (design.md §7, issue 3): a scalar op inside an
+ * interpreted `while` loop, and decoding plus validating a 10,000-op
+ * program. `deno bench -A bench/program_bench.ts`
+ *
+ * @module
+ */
+import {
+  decodeProgram,
+  elementwiseAdd,
+  Executor,
+  fillConstant,
+  increment,
+  lessThan,
+  Program,
+  validateProgram,
+  whileLoop,
+} from "../mod.ts";
+
+const ITERATIONS = 100_000;
+
+/** A loop of ITERATIONS passes, each `increment` + `less_than` (2 ops). */
+function counterLoop(): Program {
+  const program = new Program();
+  program.guard(() => {
+    const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
+    const n = fillConstant({ shape: [1], dtype: "int64", value: ITERATIONS });
+    const cond = lessThan(i, n);
+    whileLoop(cond, () => {
+      increment(i);
+      lessThan(i, n, { out: cond });
+    });
+  });
+  return program;
+}
+
+/** A straight-line program of `n` float32 adds. */
+function longProgram(n: number): Uint8Array {
+  const program = new Program();
+  program.guard(() => {
+    let x = fillConstant({ shape: [1], value: 1 });
+    for (let i = 1; i < n; i++) x = elementwiseAdd(x, x);
+  });
+  return program.toBinary();
+}
+
+const loop = counterLoop();
+const executor = new Executor();
+const bytes = longProgram(10_000);
+
+Deno.bench({
+  name: `while loop, ${2 * ITERATIONS} scalar ops (divide by ${
+    2 * ITERATIONS
+  } for per op)`,
+  group: "interpreter",
+  async fn() {
+    await executor.run(loop);
+  },
+});
+
+Deno.bench({
+  name: "decode + validate a 10,000-op program",
+  group: "decode",
+  fn() {
+    validateProgram(decodeProgram(bytes, "long.pb"));
+  },
+});
