@@ -140,13 +140,25 @@ export interface FillConstantOptions extends OutOptions {
  */
 export function fillConstant(options: FillConstantOptions): Variable {
   const v = options.value ?? 0;
-  const exact = typeof v === "bigint";
+  const dtype = options.dtype ?? "float32";
   return out1("fill_constant", {}, {
     shape: options.shape,
-    dtype: codeOfDType(options.dtype ?? "float32"),
-    value: exact ? Number(v) : Number(v),
-    str_value: exact ? v.toString() : undefined,
+    dtype: codeOfDType(dtype),
+    value: Number(v),
+    str_value: exactText(v, dtype),
   }, options);
+}
+
+// `value` is a float32 on the wire; a value it cannot hold goes in
+// `str_value` too, so that 2 ** 60 (int64) or 0.1 (float64) stay exact.
+function exactText(
+  v: number | bigint | boolean,
+  dtype: DType,
+): string | undefined {
+  if (typeof v === "bigint") return v.toString();
+  if (typeof v !== "number" || Object.is(Math.fround(v), v)) return undefined;
+  if (dtype !== "int64") return String(v);
+  return Number.isFinite(v) ? BigInt(Math.trunc(v)).toString() : undefined;
 }
 
 /** Options of `assignValue`. */

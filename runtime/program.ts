@@ -355,7 +355,9 @@ function encodeValue(
     case "int":
     case "float":
       if (typeof value !== "number") throw bad();
-      return kind === "int" ? { i: value } : { f: value };
+      // FLOAT is a float32 on the wire: round now so that a built program
+      // runs the same before and after a save and load.
+      return kind === "int" ? { i: value } : { f: Math.fround(value) };
     case "long":
       if (typeof value !== "number" && typeof value !== "bigint") throw bad();
       return { l: BigInt(value) };
@@ -376,7 +378,7 @@ function encodeValue(
     case "longs":
       return { longs: (list ?? [bad()]).map((v) => BigInt(v as number)) };
     case "floats":
-      return { floats: (list ?? [bad()]).map(Number) };
+      return { floats: (list ?? [bad()]).map((v) => Math.fround(Number(v))) };
     case "strings":
       return { strings: (list ?? [bad()]).map(String) };
     case "bools":

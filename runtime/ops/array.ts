@@ -122,7 +122,11 @@ const arrayToTensor = defineOp({
     const { axis, use_stack } = ctx.attrs;
     return (scope, thread) => {
       const array = x.array(scope);
-      const items = array.items.map((_, i) => array.read(i));
+      // Every slot, holes too: reading a hole panics, naming its index.
+      const items = Array.from(
+        { length: array.length },
+        (_, i) => array.read(i),
+      );
       const k = thread.run.device.kernels;
       out.write(
         scope,

@@ -27,8 +27,9 @@ import { TensorArray, type Value } from "../value.ts";
 export function formatValue(v: Value): string {
   if (v instanceof Tensor) return formatTensor(v);
   if (v instanceof TensorArray) {
+    // Array.from visits holes, which items.map would skip.
     return `[${
-      v.items.map((t) => (t ? formatTensor(t) : "<empty>")).join(", ")
+      Array.from(v.items, (t) => (t ? formatTensor(t) : "<empty>")).join(", ")
     }]`;
   }
   if (Array.isArray(v)) return formatStrings(v);

@@ -263,7 +263,11 @@ const range = defineOp({
     const out = ctx.output("Out");
     return (scope, thread) => {
       const s = start.tensor(scope);
-      const scalar = (t: Tensor) => Number(t.item(0));
+      // int64 bounds stay bigints, exact beyond 2^53.
+      const scalar = (t: Tensor) => {
+        const v = t.item(0);
+        return typeof v === "bigint" ? v : Number(v);
+      };
       out.write(
         scope,
         thread.run.device.kernels.range(

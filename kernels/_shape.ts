@@ -1,0 +1,119 @@
+// Shape arithmetic shared by the tensor class and the kernels: element
+// counts, row-major strides, axis normalisation and shape text for errors.
+
+/**
+ * The number of elements of a shape: the product of its dims, 1 for rank 0.
+ *
+ * @param shape Non-negative dims.
+ * @returns The element count.
+ *
+ * @example Usage
+ * ```ts
+ * import { shapeSize } from "./_shape.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(shapeSize([2, 3]), 6);
+ * assertEquals(shapeSize([]), 1);
+ * ```
+ */
+export function shapeSize(shape: readonly number[]): number {
+  let size = 1;
+  for (let i = 0; i < shape.length; i++) size *= shape[i];
+  return size;
+}
+
+/**
+ * The row-major strides of a shape, in elements.
+ *
+ * @param shape The dims.
+ * @returns One stride per dim; the last is 1.
+ *
+ * @example Usage
+ * ```ts
+ * import { contiguousStrides } from "./_shape.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(contiguousStrides([2, 3, 4]), [12, 4, 1]);
+ * ```
+ */
+export function contiguousStrides(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  let stride = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return strides;
+}
+
+/**
+ * Maps a possibly negative axis into `[0, rank)`.
+ *
+ * @param axis The axis; negative counts from the end.
+ * @param rank The tensor's rank.
+ * @param action The failing action, named first in the error message.
+ * @returns The axis in `[0, rank)`.
+ * @throws {RangeError} If the axis is outside `[-rank, rank)`.
+ *
+ * @example Usage
+ * ```ts
+ * import { normalizeAxis } from "./_shape.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(normalizeAxis(-1, 3, "concat"), 2);
+ * ```
+ */
+export function normalizeAxis(
+  axis: number,
+  rank: number,
+  action: string,
+): number {
+  if (!Number.isInteger(axis) || axis < -rank || axis >= rank) {
+    throw new RangeError(
+      `${action}: axis ${axis} is out of range for rank ${rank}`,
+    );
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+/**
+ * Whether two shapes are equal dim by dim.
+ *
+ * @param a A shape.
+ * @param b Another shape.
+ * @returns `true` when they have the same rank and dims.
+ *
+ * @example Usage
+ * ```ts
+ * import { sameShape } from "./_shape.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(sameShape([2, 3], [2, 3]), true);
+ * assertEquals(sameShape([6], [2, 3]), false);
+ * ```
+ */
+export function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * A shape as error messages quote it: `[2, 3]`.
+ *
+ * @param shape The dims.
+ * @returns The bracketed list.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatShape } from "./_shape.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(formatShape([2, 3]), "[2, 3]");
+ * assertEquals(formatShape([]), "[]");
+ * ```
+ */
+export function formatShape(shape: readonly number[]): string {
+  return `[${shape.join(", ")}]`;
+}

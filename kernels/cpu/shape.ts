@@ -1,0 +1,425 @@
+// Kernels that rearrange elements without computing on them: reshape,
+// transpose, concat, stack, split, slice and gather.
+//
+// Cuts and joins along an axis view the tensor as [outer, dim, inner]
+// (outer = product of the dims before the axis, inner = after it), so each
+// moves `outer` contiguous blocks per operand.
+
+import { allocate } from "../allocate.ts";
+import {
+  contiguousStrides,
+  formatShape,
+  normalizeAxis,
+  sameShape,
+  shapeSize,
+} from "../_shape.ts";
+import { isIntegerDType, promoteTypes } from "../dtype.ts";
+import type { SplitOptions } from "../device.ts";
+import { Tensor } from "../tensor.ts";
+import { copyRange, stridedCopy } from "./_copy.ts";
+import { cast } from "./cast.ts";
+
+/**
+ * The same elements under new dims. A -1 dim is inferred from the others; a
+ * 0 dim copies X's dim at that index. The result shares `x`'s storage.
+ *
+ * @param x The tensor.
+ * @param shape The new dims.
+ * @returns A tensor of the new shape.
+ * @throws {RangeError} If the dims do not hold exactly `x.size` elements.
+ *
+ * @example Usage
+ * ```ts
+ * import { reshape } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([1, 2, 3, 4, 5, 6], "int32");
+ * assertEquals(reshape(x, [2, -1]).toNested(), [[1, 2, 3], [4, 5, 6]]);
+ * ```
+ */
+export function reshape(x: Tensor, shape: readonly number[]): Tensor {
+  const dims = shape.map((
+    d,
+    i,
+  ) => (d === 0 && i < x.shape.length ? x.shape[i] : d));
+  const unknown = dims.indexOf(-1);
+  const known = dims.reduce((p, d) => (d === -1 ? p : p * d), 1);
+  const bad = dims.some((d) => !Number.isInteger(d) || d < -1) ||
+    dims.indexOf(-1, unknown + 1) !== -1 ||
+    (unknown === -1 ? known !== x.size : known === 0 || x.size % known !== 0);
+  if (bad) {
+    throw new RangeError(
+      `reshape: cannot reshape ${
+        formatShape(x.shape)
+      } (${x.size} elements) to ${formatShape(shape)}`,
+    );
+  }
+  if (unknown !== -1) dims[unknown] = x.size / known;
+  return new Tensor(x.dtype, dims, x.data);
+}
+
+/**
+ * Permutes dims: result dim `i` is X's dim `axes[i]`.
+ *
+ * @param x The tensor.
+ * @param axes A permutation of `0..rank-1`; negative entries count from the end.
+ * @returns The transposed tensor.
+ * @throws {RangeError} If `axes` is not a permutation of X's dims.
+ *
+ * @example Usage
+ * ```ts
+ * import { transpose } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([[1, 2, 3], [4, 5, 6]], "float32");
+ * assertEquals(transpose(x, [1, 0]).toNested(), [[1, 4], [2, 5], [3, 6]]);
+ * ```
+ */
+export function transpose(x: Tensor, axes: readonly number[]): Tensor {
+  const rank = x.shape.length;
+  const perm = axes.map((a) => normalizeAxis(a, rank, "transpose"));
+  if (perm.length !== rank || new Set(perm).size !== rank) {
+    throw new RangeError(
+      `transpose: axes ${formatShape(axes)} are not a permutation for ${
+        formatShape(x.shape)
+      }`,
+    );
+  }
+  const strides = contiguousStrides(x.shape);
+  const shape = perm.map((a) => x.shape[a]);
+  const data = allocate(x.dtype, x.size);
+  if (x.size > 0) {
+    stridedCopy(
+      x.data,
+      { offset: 0, strides: perm.map((a) => strides[a]) },
+      shape,
+      data,
+    );
+  }
+  return new Tensor(x.dtype, shape, data);
+}
+
+/**
+ * Joins tensors along an existing axis. Dtypes promote as `binary` does.
+ *
+ * @param xs One or more tensors whose dims agree except along `axis`.
+ * @param axis The axis; negative counts from the end.
+ * @returns The joined tensor.
+ * @throws {RangeError} If `xs` is empty, the axis is out of range or the
+ * other dims differ.
+ *
+ * @example Usage
+ * ```ts
+ * import { concat } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const a = Tensor.fromArray([[1, 2]], "int32");
+ * const b = Tensor.fromArray([[3, 4], [5, 6]], "int32");
+ * assertEquals(concat([a, b], 0).toNested(), [[1, 2], [3, 4], [5, 6]]);
+ * ```
+ */
+export function concat(xs: readonly Tensor[], axis = 0): Tensor {
+  if (xs.length === 0) throw new RangeError("concat: no inputs");
+  const first = xs[0].shape;
+  const a = normalizeAxis(axis, first.length, "concat");
+  let total = 0;
+  let dtype = xs[0].dtype;
+  for (const x of xs) {
+    const same = x.shape.length === first.length &&
+      x.shape.every((d, i) => i === a || d === first[i]);
+    if (!same) {
+      throw new RangeError(
+        `concat: shapes ${formatShape(first)} and ${
+          formatShape(x.shape)
+        } differ off axis ${a}`,
+      );
+    }
+    total += x.shape[a];
+    dtype = promoteTypes(dtype, x.dtype);
+  }
+  const shape = first.with(a, total);
+  const [outer, , inner] = aroundAxis(shape, a);
+  const data = allocate(dtype, shapeSize(shape));
+  const parts = xs.map((x) => cast(x, dtype));
+  let o = 0;
+  for (let i = 0; i < outer; i++) {
+    for (const x of parts) {
+      const block = x.shape[a] * inner;
+      copyRange(x.data, i * block, data, o, block);
+      o += block;
+    }
+  }
+  return new Tensor(dtype, shape, data);
+}
+
+/**
+ * Joins same-shape tensors along a new axis.
+ *
+ * @param xs One or more tensors of one shape.
+ * @param axis Where the new dim goes, in `[-(rank + 1), rank]`.
+ * @returns The stacked tensor.
+ * @throws {RangeError} If `xs` is empty, the shapes differ or the axis is
+ * out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { stack } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const a = Tensor.fromArray([1, 2], "int32");
+ * const b = Tensor.fromArray([3, 4], "int32");
+ * assertEquals(stack([a, b], 1).toNested(), [[1, 3], [2, 4]]);
+ * ```
+ */
+export function stack(xs: readonly Tensor[], axis = 0): Tensor {
+  if (xs.length === 0) throw new RangeError("stack: no inputs");
+  const shape = xs[0].shape;
+  const a = normalizeAxis(axis, shape.length + 1, "stack");
+  const expanded = [...shape.slice(0, a), 1, ...shape.slice(a)];
+  return concat(
+    xs.map((x) => {
+      if (!sameShape(x.shape, shape)) {
+        throw new RangeError(
+          `stack: shapes ${formatShape(shape)} and ${
+            formatShape(x.shape)
+          } differ`,
+        );
+      }
+      return new Tensor(x.dtype, expanded, x.data);
+    }),
+    a,
+  );
+}
+
+/**
+ * Cuts a tensor along an axis into `num` equal parts, or into parts of the
+ * given `sections` sizes, one of which may be -1 (the rest).
+ *
+ * @param x The tensor.
+ * @param axis The axis; negative counts from the end.
+ * @param options `{ num }` or `{ sections }`.
+ * @returns The parts, in order.
+ * @throws {RangeError} If the parts do not add up to the dim.
+ *
+ * @example Usage
+ * ```ts
+ * import { split } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([1, 2, 3, 4, 5], "int32");
+ * const parts = split(x, 0, { sections: [1, -1, 2] });
+ * assertEquals(parts.map((p) => p.toNested()), [[1], [2, 3], [4, 5]]);
+ * ```
+ */
+export function split(
+  x: Tensor,
+  axis: number,
+  options: SplitOptions,
+): Tensor[] {
+  const a = normalizeAxis(axis, x.shape.length, "split");
+  const dim = x.shape[a];
+  const sizes = "num" in options
+    ? equalSections(dim, options.num)
+    : [...options.sections];
+  const unknown = sizes.indexOf(-1);
+  const known = sizes.reduce((p, s) => (s === -1 ? p : p + s), 0);
+  if (unknown !== -1) sizes[unknown] = dim - known;
+  const bad = sizes.some((s) => !Number.isInteger(s) || s < 0) ||
+    sizes.reduce((p, s) => p + s, 0) !== dim;
+  if (bad) {
+    throw new RangeError(
+      `split: ${
+        "num" in options
+          ? `num ${options.num}`
+          : `sections ${formatShape(options.sections)}`
+      } do not fit dim ${dim} of ${formatShape(x.shape)}`,
+    );
+  }
+  return cutAlong(x, a, sizes);
+}
+
+/**
+ * Cuts a tensor along an axis into `num` parts whose sizes differ by at most
+ * 1, larger parts first (10 rows into 3: 4, 3, 3). Parts may be empty when
+ * `num` exceeds the dim.
+ *
+ * @param x The tensor.
+ * @param num How many parts, at least 1.
+ * @param axis The axis; negative counts from the end.
+ * @returns The parts, in order.
+ * @throws {RangeError} If `num` is not a positive integer or the axis is
+ * out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { splitNearEqual } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([1, 2, 3, 4, 5], "int32");
+ * assertEquals(splitNearEqual(x, 3).map((p) => p.toNested()), [[1, 2], [3, 4], [5]]);
+ * ```
+ */
+export function splitNearEqual(x: Tensor, num: number, axis = 0): Tensor[] {
+  const a = normalizeAxis(axis, x.shape.length, "split");
+  if (!Number.isInteger(num) || num < 1) {
+    throw new RangeError(`split: num ${num} is not a positive integer`);
+  }
+  const dim = x.shape[a];
+  const base = Math.floor(dim / num), extra = dim % num;
+  const sizes = Array.from(
+    { length: num },
+    (_, i) => base + (i < extra ? 1 : 0),
+  );
+  return cutAlong(x, a, sizes);
+}
+
+/**
+ * A box of X: along each of `axes`, indices `[start, end)`. Starts and ends
+ * count from the end when negative and clamp to the dim, as Python slices
+ * do; an end before its start gives an empty dim.
+ *
+ * @param x The tensor.
+ * @param axes The axes sliced; others are kept whole.
+ * @param starts One start per axis.
+ * @param ends One end per axis.
+ * @returns The sliced tensor, same rank as `x`.
+ * @throws {RangeError} If the lists differ in length or an axis is out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { slice } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([[1, 2, 3], [4, 5, 6]], "int32");
+ * assertEquals(slice(x, [1], [-2], [100]).toNested(), [[2, 3], [5, 6]]);
+ * ```
+ */
+export function slice(
+  x: Tensor,
+  axes: readonly number[],
+  starts: readonly number[],
+  ends: readonly number[],
+): Tensor {
+  if (starts.length !== axes.length || ends.length !== axes.length) {
+    throw new RangeError(
+      `slice: ${axes.length} axes need as many starts and ends, got ${starts.length} and ${ends.length}`,
+    );
+  }
+  const shape = [...x.shape];
+  const begin = new Array<number>(shape.length).fill(0);
+  axes.forEach((axis, i) => {
+    const a = normalizeAxis(axis, shape.length, "slice");
+    const dim = x.shape[a];
+    begin[a] = clampIndex(starts[i], dim);
+    shape[a] = Math.max(0, clampIndex(ends[i], dim) - begin[a]);
+  });
+  if (sameShape(shape, x.shape)) return x;
+  const strides = contiguousStrides(x.shape);
+  const offset = begin.reduce((p, b, d) => p + b * strides[d], 0);
+  const data = allocate(x.dtype, shapeSize(shape));
+  if (data.length > 0) stridedCopy(x.data, { offset, strides }, shape, data);
+  return new Tensor(x.dtype, shape, data);
+}
+
+/**
+ * Picks slices of X along an axis: result index `i` on that axis is X's
+ * index `index[i]`. The index tensor is read flat (`[n]`, `[n, 1]` and rank
+ * 0 all work), and its length replaces the axis's dim.
+ *
+ * @param x The tensor.
+ * @param index Integer indices in `[0, dim)`.
+ * @param axis The axis; negative counts from the end.
+ * @returns The gathered tensor.
+ * @throws {TypeError} If `index` is not an integer tensor.
+ * @throws {RangeError} If an index or the axis is out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { gather } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([[1, 2], [3, 4], [5, 6]], "float32");
+ * const index = Tensor.fromArray([2, 0], "int64");
+ * assertEquals(gather(x, index).toNested(), [[5, 6], [1, 2]]);
+ * ```
+ */
+export function gather(x: Tensor, index: Tensor, axis = 0): Tensor {
+  if (!isIntegerDType(index.dtype)) {
+    throw new TypeError(
+      `gather: index dtype "${index.dtype}" is not an integer type`,
+    );
+  }
+  const a = normalizeAxis(axis, x.shape.length, "gather");
+  const [outer, dim, inner] = aroundAxis(x.shape, a);
+  const picks = Array.from(index.data as ArrayLike<number | bigint>, Number);
+  for (const p of picks) {
+    if (!(p >= 0 && p < dim)) {
+      throw new RangeError(
+        `gather: index ${p} is out of range for dim ${dim} of ${
+          formatShape(x.shape)
+        }`,
+      );
+    }
+  }
+  const shape = x.shape.with(a, picks.length);
+  const data = allocate(x.dtype, shapeSize(shape));
+  let o = 0;
+  for (let i = 0; i < outer; i++) {
+    for (const p of picks) {
+      copyRange(x.data, (i * dim + p) * inner, data, o, inner);
+      o += inner;
+    }
+  }
+  return new Tensor(x.dtype, shape, data);
+}
+
+// [outer, dim, inner]: the sizes before, at and after an axis.
+function aroundAxis(
+  shape: readonly number[],
+  axis: number,
+): [number, number, number] {
+  return [
+    shapeSize(shape.slice(0, axis)),
+    shape[axis],
+    shapeSize(shape.slice(axis + 1)),
+  ];
+}
+
+function equalSections(dim: number, num: number): number[] {
+  if (!Number.isInteger(num) || num < 1 || dim % num !== 0) return [dim + 1];
+  return new Array<number>(num).fill(dim / num);
+}
+
+function clampIndex(i: number, dim: number): number {
+  const k = i < 0 ? i + dim : i;
+  return Math.min(Math.max(k, 0), dim);
+}
+
+// Precondition: sizes are non-negative integers summing to x.shape[axis].
+function cutAlong(x: Tensor, axis: number, sizes: readonly number[]): Tensor[] {
+  const [outer, dim, inner] = aroundAxis(x.shape, axis);
+  let start = 0;
+  return sizes.map((size) => {
+    const shape = x.shape.with(axis, size);
+    const data = allocate(x.dtype, shapeSize(shape));
+    for (let i = 0; i < outer; i++) {
+      copyRange(
+        x.data,
+        (i * dim + start) * inner,
+        data,
+        i * size * inner,
+        size * inner,
+      );
+    }
+    start += size;
+    return new Tensor(x.dtype, shape, data);
+  });
+}

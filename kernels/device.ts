@@ -1,0 +1,337 @@
+// The kernel catalog: every tensor kernel a device offers, by name and
+// signature, plus the closed sets of kinds the table-driven kernels accept.
+//
+// A device implements all of Kernels. The CPU device (kernels/cpu/device.ts)
+// is the reference; a GPU device implements the entries it can and takes the
+// CPU's function for the rest, so a fallback is a table entry, not a branch.
+
+import type { DType, Scalar } from "./dtype.ts";
+import type { Tensor } from "./tensor.ts";
+
+/** Arithmetic kinds of {@linkcode Kernels.binary}. */
+export type BinaryKind =
+  | "add"
+  | "sub"
+  | "mul"
+  | "div"
+  | "max"
+  | "min"
+  | "pow"
+  | "mod"
+  | "floordiv";
+
+/** Comparison kinds of {@linkcode Kernels.compare}; all return bool. */
+export type CompareKind =
+  | "less_than"
+  | "less_equal"
+  | "greater_than"
+  | "greater_equal"
+  | "equal"
+  | "not_equal";
+
+/** Kinds of {@linkcode Kernels.logical}. */
+export type LogicalKind = "and" | "or" | "xor";
+
+/** Kinds of {@linkcode Kernels.unary}. */
+export type UnaryKind =
+  | "relu"
+  | "sigmoid"
+  | "tanh"
+  | "exp"
+  | "log"
+  | "sqrt"
+  | "abs"
+  | "square"
+  | "sin"
+  | "cos"
+  | "floor"
+  | "ceil"
+  | "round"
+  | "reciprocal";
+
+/** Kinds of {@linkcode Kernels.reduce}. */
+export type ReduceKind = "sum" | "mean" | "max" | "min" | "prod";
+
+/**
+ * Every binary kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { BINARY_KINDS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(BINARY_KINDS.includes("floordiv"), true);
+ * ```
+ */
+export const BINARY_KINDS: readonly BinaryKind[] = [
+  "add",
+  "sub",
+  "mul",
+  "div",
+  "max",
+  "min",
+  "pow",
+  "mod",
+  "floordiv",
+];
+
+/**
+ * Every comparison kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { COMPARE_KINDS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(COMPARE_KINDS.length, 6);
+ * ```
+ */
+export const COMPARE_KINDS: readonly CompareKind[] = [
+  "less_than",
+  "less_equal",
+  "greater_than",
+  "greater_equal",
+  "equal",
+  "not_equal",
+];
+
+/**
+ * Every logical kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { LOGICAL_KINDS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(LOGICAL_KINDS, ["and", "or", "xor"]);
+ * ```
+ */
+export const LOGICAL_KINDS: readonly LogicalKind[] = ["and", "or", "xor"];
+
+/**
+ * Every unary kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { UNARY_KINDS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(UNARY_KINDS.includes("reciprocal"), true);
+ * ```
+ */
+export const UNARY_KINDS: readonly UnaryKind[] = [
+  "relu",
+  "sigmoid",
+  "tanh",
+  "exp",
+  "log",
+  "sqrt",
+  "abs",
+  "square",
+  "sin",
+  "cos",
+  "floor",
+  "ceil",
+  "round",
+  "reciprocal",
+];
+
+/**
+ * Every reduction kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { REDUCE_KINDS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(REDUCE_KINDS, ["sum", "mean", "max", "min", "prod"]);
+ * ```
+ */
+export const REDUCE_KINDS: readonly ReduceKind[] = [
+  "sum",
+  "mean",
+  "max",
+  "min",
+  "prod",
+];
+
+/** Options of {@linkcode Kernels.reduce}. */
+export interface ReduceOptions {
+  /**
+   * The dims to reduce; negative counts from the end. Empty reduces all.
+   *
+   * @default {[]}
+   */
+  readonly dims?: readonly number[];
+  /**
+   * Keep each reduced dim as size 1.
+   *
+   * @default {false}
+   */
+  readonly keepDim?: boolean;
+  /**
+   * Reduce every dim, whatever `dims` says.
+   *
+   * @default {false}
+   */
+  readonly reduceAll?: boolean;
+}
+
+/** Options of {@linkcode Kernels.matmul}. */
+export interface MatmulOptions {
+  /**
+   * Use X with its last two dims swapped.
+   *
+   * @default {false}
+   */
+  readonly transposeX?: boolean;
+  /**
+   * Use Y with its last two dims swapped.
+   *
+   * @default {false}
+   */
+  readonly transposeY?: boolean;
+  /**
+   * Multiply the product by this.
+   *
+   * @default {1}
+   */
+  readonly alpha?: number;
+}
+
+/**
+ * How {@linkcode Kernels.split} cuts: `num` equal parts, or parts of the
+ * given `sections` sizes (one of which may be -1, meaning the rest).
+ */
+export type SplitOptions = { readonly num: number } | {
+  readonly sections: readonly number[];
+};
+
+/**
+ * Every kernel, by name. Shapes broadcast as NumPy; an `axis` of -1 is
+ * NumPy's rule and `axis >= 0` is Fluid's (see kernels/broadcast.ts).
+ */
+export interface Kernels {
+  /** Elementwise arithmetic; mixed dtypes promote (see `promoteTypes`). */
+  readonly binary: (
+    kind: BinaryKind,
+    x: Tensor,
+    y: Tensor,
+    axis?: number,
+  ) => Tensor;
+  /** Elementwise comparison, computed in the promoted dtype; returns bool. */
+  readonly compare: (
+    kind: CompareKind,
+    x: Tensor,
+    y: Tensor,
+    axis?: number,
+  ) => Tensor;
+  /** Elementwise logic on truthiness (nonzero is true); returns bool. */
+  readonly logical: (kind: LogicalKind, x: Tensor, y: Tensor) => Tensor;
+  /** Elementwise negation of truthiness; returns bool. */
+  readonly logicalNot: (x: Tensor) => Tensor;
+  /** Elementwise math functions. */
+  readonly unary: (kind: UnaryKind, x: Tensor) => Tensor;
+  /** `x * scale + bias`, or `(x + bias) * scale`. */
+  readonly scale: (
+    x: Tensor,
+    scale: number,
+    bias?: number,
+    biasAfterScale?: boolean,
+  ) => Tensor;
+  /** Converts to another dtype as C casts do. */
+  readonly cast: (x: Tensor, dtype: DType) => Tensor;
+  /** Reduces dims with sum, mean, max, min or prod. */
+  readonly reduce: (
+    kind: ReduceKind,
+    x: Tensor,
+    options?: ReduceOptions,
+  ) => Tensor;
+  /** Softmax along one axis. */
+  readonly softmax: (x: Tensor, axis?: number) => Tensor;
+  /** Elementwise sum of same-shape tensors (the `sum` op). */
+  readonly addN: (xs: readonly Tensor[]) => Tensor;
+  /** The mean of all elements, shape `[1]`. */
+  readonly mean: (x: Tensor) => Tensor;
+  /** Fluid's `mul`: both operands flattened to matrices, then multiplied. */
+  readonly mul2d: (
+    x: Tensor,
+    y: Tensor,
+    xNumColDims?: number,
+    yNumColDims?: number,
+  ) => Tensor;
+  /** Batched matrix product with broadcast batch dims. */
+  readonly matmul: (x: Tensor, y: Tensor, options?: MatmulOptions) => Tensor;
+  /** Same data, new dims (-1 infers one dim, 0 copies X's). */
+  readonly reshape: (x: Tensor, shape: readonly number[]) => Tensor;
+  /** Permutes dims. */
+  readonly transpose: (x: Tensor, axes: readonly number[]) => Tensor;
+  /** Joins tensors along an existing axis. */
+  readonly concat: (xs: readonly Tensor[], axis?: number) => Tensor;
+  /** Joins tensors along a new axis. */
+  readonly stack: (xs: readonly Tensor[], axis?: number) => Tensor;
+  /** Cuts a tensor into parts along an axis. */
+  readonly split: (x: Tensor, axis: number, options: SplitOptions) => Tensor[];
+  /** Cuts a tensor into `num` parts whose sizes differ by at most 1. */
+  readonly splitNearEqual: (x: Tensor, num: number, axis?: number) => Tensor[];
+  /** A box of X; starts and ends clamp as Python slices do. */
+  readonly slice: (
+    x: Tensor,
+    axes: readonly number[],
+    starts: readonly number[],
+    ends: readonly number[],
+  ) => Tensor;
+  /** Picks slices of X along an axis by index. */
+  readonly gather: (x: Tensor, index: Tensor, axis?: number) => Tensor;
+  /** A tensor with every element `value`. */
+  readonly fill: (
+    shape: readonly number[],
+    dtype: DType,
+    value: Scalar,
+  ) => Tensor;
+  /** `[start, start + step, ...)` up to `end`. */
+  readonly range: (
+    start: number | bigint,
+    end: number | bigint,
+    step: number | bigint,
+    dtype: DType,
+  ) => Tensor;
+  /** Uniform samples in `[min, max)` from a `[0, 1)` source. */
+  readonly uniformRandom: (
+    shape: readonly number[],
+    dtype: DType,
+    min: number,
+    max: number,
+    next: () => number,
+  ) => Tensor;
+  /** Normal samples from a `[0, 1)` source. */
+  readonly gaussianRandom: (
+    shape: readonly number[],
+    dtype: DType,
+    mean: number,
+    std: number,
+    next: () => number,
+  ) => Tensor;
+}
+
+/**
+ * A place kernels run: a name for logs and errors, and its kernel table.
+ *
+ * @example Usage
+ * ```ts
+ * import type { Device } from "./device.ts";
+ * import { cpuDevice } from "./cpu/device.ts";
+ * import { Tensor } from "./tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const device: Device = cpuDevice;
+ * const x = Tensor.fromArray([1, 2], "float32");
+ * assertEquals(device.kernels.binary("add", x, x, -1).toNested(), [2, 4]);
+ * ```
+ */
+export interface Device {
+  /** A short name: `cpu`, `webgpu`. */
+  readonly name: string;
+  /** The kernels this device runs. */
+  readonly kernels: Kernels;
+}
