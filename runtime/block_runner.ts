@@ -104,7 +104,9 @@ export function locatePanic(
   if (error instanceof InternalError) return error;
   if (error instanceof Panic) return error;
   const detail = error instanceof Error ? error.message : String(error);
-  return new Panic(`${op.def.type}: ${detail}${describeInputs(op, scope)}`, {
+  const type = op.def.type;
+  const message = detail.startsWith(`${type}:`) ? detail : `${type}: ${detail}`;
+  return new Panic(`${message}${describeInputs(op, scope)}`, {
     where: op.location,
     cause: error,
   });

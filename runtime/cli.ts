@@ -132,6 +132,17 @@ export async function runCli(
   }
 }
 
+/** node:util's parseArgs message, in Rill's words where it has some. */
+function usageProblem(message: string): string {
+  const flag = /^Unknown option '([^']*)'/.exec(message)?.[1];
+  if (flag !== undefined) return `unknown flag "${flag}"`;
+  const missing = /^Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(
+    message,
+  )?.[1];
+  if (missing !== undefined) return `flag "${missing}" needs a value`;
+  return message.split("\n")[0].replace(/\.$/, "");
+}
+
 /** The stderr text of a run that ended in a panic or a deadlock (§4–5). */
 function crashReport(e: Panic | Deadlock): string {
   if (e instanceof Deadlock) return `${e.message}\n\n${e.dump}\n`;
@@ -160,7 +171,7 @@ async function runCommand(
     });
   } catch (e) {
     throw new ProgramError(
-      `${(e as Error).message.split("\n")[0]} (see --help)`,
+      `${usageProblem((e as Error).message)} (see --help)`,
     );
   }
   const { values, positionals } = parsed;

@@ -8,7 +8,7 @@
  */
 import type { DType } from "../kernels/dtype.ts";
 import { codeOfDType } from "./dtype_codes.ts";
-import { freeVariables } from "./free_variables.ts";
+import { outerVariables } from "./free_variables.ts";
 import { appendLayer } from "./layers.ts";
 import { type Block, defaultProgram, type Variable } from "./program.ts";
 
@@ -149,9 +149,8 @@ export function closeChannel(ch: Variable): void {
   appendLayer("channel_close", { Channel: ch });
 }
 
-function outerVars(block: Block, names: readonly string[]): Variable[] {
-  const parent = block.parent!;
-  return names.flatMap((n) => parent.findVar(n) ?? []);
+function uniqueByName(vars: readonly Variable[]): Variable[] {
+  return [...new Map(vars.map((v) => [v.name, v])).values()];
 }
 
 /** Options of `go`. */
@@ -187,11 +186,13 @@ export function go(body: () => void, options: GoOptions = {}): void {
   const program = defaultProgram();
   const outer = program.currentBlock;
   const block = program.subBlock(body);
-  const { reads, writes } = freeVariables(program.desc, block.idx);
-  const free = [...new Set([...reads, ...writes])];
+  const { reads, writes } = outerVariables(block);
   outer.appendOp({
     type: "go",
-    inputs: { X: outerVars(block, free), Args: options.args ?? [] },
+    inputs: {
+      X: uniqueByName([...reads, ...writes]),
+      Args: options.args ?? [],
+    },
     attrs: { sub_block: block },
   });
 }
@@ -269,13 +270,12 @@ export function select(build: (s: SelectBuilder) => void): void {
     },
   });
   const free = blocks.flatMap((b) => {
-    const { reads, writes } = freeVariables(program.desc, b.idx);
-    return outerVars(b, [...reads, ...writes]);
+    const { reads, writes } = outerVariables(b);
+    return [...reads, ...writes];
   });
-  const x = [...new Map([...used, ...free].map((v) => [v.name, v])).values()];
   outer.appendOp({
     type: "select",
-    inputs: { X: x },
+    inputs: { X: uniqueByName([...used, ...free]) },
     attrs: { cases, sub_blocks: blocks },
   });
 }

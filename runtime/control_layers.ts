@@ -5,14 +5,9 @@
  *
  * @module
  */
-import { freeVariables } from "./free_variables.ts";
+import { outerVariables } from "./free_variables.ts";
 import { fillConstant, increment, lessThan, logicalNot } from "./layers.ts";
-import { type Block, defaultProgram, type Variable } from "./program.ts";
-
-function outerVars(block: Block, names: readonly string[]): Variable[] {
-  const parent = block.parent!;
-  return names.flatMap((n) => parent.findVar(n) ?? []);
-}
+import { defaultProgram, type Variable } from "./program.ts";
 
 /**
  * `while`: runs `body` while `cond` is true. The body must update `cond`
@@ -46,15 +41,15 @@ export function whileLoop(cond: Variable, body: () => void): void {
   const program = defaultProgram();
   const outer = program.currentBlock;
   const block = program.subBlock(body);
-  const { reads, writes } = freeVariables(program.desc, block.idx);
+  const { reads, writes } = outerVariables(block);
   const stepScopes = outer.createVar({
     name: program.uniqueName("while.step_scopes"),
     kind: "step_scopes",
   });
   outer.appendOp({
     type: "while",
-    inputs: { X: outerVars(block, reads), Condition: cond },
-    outputs: { Out: outerVars(block, writes), StepScopes: stepScopes },
+    inputs: { X: reads, Condition: cond },
+    outputs: { Out: writes, StepScopes: stepScopes },
     attrs: { sub_block: block },
   });
 }
@@ -63,11 +58,11 @@ function conditional(cond: Variable, body: () => void): void {
   const program = defaultProgram();
   const outer = program.currentBlock;
   const block = program.subBlock(body);
-  const { reads, writes } = freeVariables(program.desc, block.idx);
+  const { reads, writes } = outerVariables(block);
   outer.appendOp({
     type: "conditional_block",
-    inputs: { Cond: cond, Input: outerVars(block, reads) },
-    outputs: { Out: outerVars(block, writes) },
+    inputs: { Cond: cond, Input: reads },
+    outputs: { Out: writes },
     attrs: { sub_block: block, is_scalar_condition: true },
   });
 }

@@ -71,7 +71,7 @@ export function makeTensorChannel(
 export function checkElementType(ch: Channel<Tensor>, x: Tensor): void {
   const dtype = ELEMENT_TYPES.get(ch);
   if (dtype !== undefined && dtype !== x.dtype) {
-    throw new Panic(`send of a ${x.dtype} tensor on a channel of ${dtype}`);
+    throw new Panic(`send of a tensor of ${x.dtype} on a channel of ${dtype}`);
   }
 }
 

@@ -38,11 +38,19 @@ async function readBytes(path: string): Promise<Uint8Array> {
   }
 }
 
+// A row index or count must be a whole number ≥ 0: a fractional one would
+// reach the slice kernel and give rows that are in no file, and a negative
+// one would count from the end, which `read` does not promise.
 function optionalCount(
   ref: VarRef | undefined,
   scope: Scope,
 ): number | undefined {
-  return ref === undefined ? undefined : Number(ref.tensor(scope).item(0));
+  if (ref === undefined) return undefined;
+  const n = Number(ref.tensor(scope).item(0));
+  if (!Number.isInteger(n) || n < 0) {
+    throw new RangeError(`"${ref.name}" is ${n}, not a whole number of rows`);
+  }
+  return n;
 }
 
 const read = defineOp({
@@ -80,7 +88,12 @@ const read = defineOp({
         const all = format === "npy"
           ? decodeNpy(bytes)
           : parseCsvRows(new TextDecoder().decode(bytes), dtype);
-        const total = all.shape[0] ?? 1;
+        if (all.rank === 0) {
+          throw new RangeError(
+            `"${path}" holds a rank-0 array, which has no rows`,
+          );
+        }
+        const total = all.shape[0];
         const first = Math.min(optionalCount(start, scope) ?? 0, total);
         const n = optionalCount(count, scope) ?? total - first;
         const k = thread.run.device.kernels;

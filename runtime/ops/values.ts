@@ -52,8 +52,15 @@ function constantOf(
   str: string,
 ): number | bigint | boolean {
   if (dtype === "int64") {
-    if (str !== "") return BigInt(str.trim());
-    return BigInt(Math.trunc(value));
+    if (str === "") return BigInt(Math.trunc(value));
+    if (!/^\s*[-+]?\d+\s*$/.test(str)) {
+      throw new RangeError(`str_value "${str}" is not an integer`);
+    }
+    const v = BigInt(str.trim());
+    if (v !== BigInt.asIntN(64, v)) {
+      throw new RangeError(`str_value "${str}" does not fit int64`);
+    }
+    return v;
   }
   const v = str !== "" ? Number(str) : value;
   if (Number.isNaN(v) && str !== "" && !/^\s*[-+]?nan\s*$/i.test(str)) {

@@ -1,0 +1,123 @@
+/**
+ * A channel op inside an interpreted program (design.md §7: bar ≤ 1 µs,
+ * goal ≤ 0.3 µs per channel op). `deno bench -A bench/program_channel_bench.ts`
+ *
+ * - buffered: a goroutine sends N values on a capacity-100 channel in a
+ *   `while` loop and main receives them in another: 2N channel ops.
+ * - ping-pong: two green threads bounce a value over two unbuffered
+ *   channels: 4 channel ops per round trip.
+ *
+ * Each group has a baseline with the same `while` loops and no channel op,
+ * so (time − baseline) / channel ops is the cost of one channel op; the
+ * numbers to divide by are in the bench names.
+ *
+ * @module
+ */
+import {
+  Executor,
+  fillConstant,
+  go,
+  increment,
+  lessThan,
+  makeChannel,
+  Program,
+  recv,
+  send,
+  type Variable,
+  whileLoop,
+} from "../mod.ts";
+
+const N = 100_000;
+const ROUND_TRIPS = 50_000;
+
+/** `while (i < n) { body(i); i++ }` with an int64 counter: 2 scalar ops a pass. */
+function loop(n: number, body: (i: Variable) => void): void {
+  const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
+  const limit = fillConstant({ shape: [1], dtype: "int64", value: n });
+  const more = lessThan(i, limit);
+  whileLoop(more, () => {
+    body(i);
+    increment(i);
+    lessThan(i, limit, { out: more });
+  });
+}
+
+function buffered(withChannel: boolean): Program {
+  const program = new Program();
+  program.guard(() => {
+    const ch = makeChannel({ capacity: 100, dtype: "int64" });
+    const done = makeChannel({ dtype: "int64" });
+    go(() => {
+      loop(N, (i) => withChannel && send(ch, i));
+      send(done, fillConstant({ shape: [1], dtype: "int64", value: 0 }));
+    });
+    loop(N, () => withChannel && recv(ch));
+    recv(done);
+  });
+  return program;
+}
+
+function pingPong(withChannel: boolean): Program {
+  const program = new Program();
+  program.guard(() => {
+    const ping = makeChannel({ dtype: "int64" });
+    const pong = makeChannel({ dtype: "int64" });
+    const done = makeChannel({ dtype: "int64" });
+    go(() => {
+      loop(ROUND_TRIPS, () => withChannel && send(pong, recv(ping)));
+      send(done, fillConstant({ shape: [1], dtype: "int64", value: 0 }));
+    });
+    const ball = fillConstant({ shape: [1], dtype: "int64", value: 7 });
+    loop(ROUND_TRIPS, () => {
+      if (!withChannel) return;
+      send(ping, ball);
+      recv(pong, { out: ball });
+    });
+    recv(done);
+  });
+  return program;
+}
+
+const executor = new Executor();
+const programs = {
+  buffered: buffered(true),
+  bufferedBaseline: buffered(false),
+  pingPong: pingPong(true),
+  pingPongBaseline: pingPong(false),
+};
+
+Deno.bench({
+  name: `buffered cap 100, ${N} values (divide by ${2 * N} channel ops)`,
+  group: "buffered",
+  async fn() {
+    await executor.run(programs.buffered);
+  },
+});
+
+Deno.bench({
+  name: `buffered baseline: the same loops, no channel op`,
+  group: "buffered",
+  baseline: true,
+  async fn() {
+    await executor.run(programs.bufferedBaseline);
+  },
+});
+
+Deno.bench({
+  name: `unbuffered ping-pong, ${ROUND_TRIPS} round trips (divide by ${
+    4 * ROUND_TRIPS
+  } channel ops)`,
+  group: "ping-pong",
+  async fn() {
+    await executor.run(programs.pingPong);
+  },
+});
+
+Deno.bench({
+  name: `ping-pong baseline: the same loops, no channel op`,
+  group: "ping-pong",
+  baseline: true,
+  async fn() {
+    await executor.run(programs.pingPongBaseline);
+  },
+});

@@ -1,0 +1,117 @@
+// Bookkeeping that one Scheduler shares with the channels, selects and timers
+// that park and wake its green threads.
+//
+// Everything runs on one JavaScript thread, so a field is guarded simply by
+// not awaiting between reading and writing it.
+//
+// Invariants:
+//   blocked counts the live threads whose state is "blocked" (0 <= blocked
+//   <= live); the others are
+//   runnable (running, resolved and queued as a microtask, or awaiting
+//   something outside the scheduler, which may wake them by itself).
+//   pending counts work outside the threads that may wake a blocked thread
+//   later: timers, holds, and parked operations with an AbortSignal.
+//   Deadlock: no thread is runnable and nothing is pending, seen from a
+//   macrotask, when no microtask can still wake anyone.
+//   Once ended, nothing is woken and nothing new is parked or started.
+
+import type { GreenThread } from "./green_thread.ts";
+import type { Random } from "./random.ts";
+import type { Scheduler } from "./scheduler.ts";
+import { clearImmediate, setImmediate } from "node:timers";
+
+/** A setTimeout handle. */
+export type TimerHandle = ReturnType<typeof setTimeout>;
+
+/** Shared state of one Scheduler; see the invariants above. */
+export class RunState {
+  /** The public face of this run. */
+  readonly scheduler: Scheduler;
+  /** The seeded PRNG of the run. */
+  readonly random: Random;
+  /** Threads spawned and not finished: a list linked through the threads. */
+  liveHead: GreenThread | undefined = undefined;
+  liveTail: GreenThread | undefined = undefined;
+  /** How many threads are on the live list. */
+  live = 0;
+  /** Live threads parked on a channel, select, nil channel or sleep. */
+  blocked = 0;
+  /** Timers, holds and abortable parked operations still outstanding. */
+  pending = 0;
+  /** setTimeout handles of sleep and after; cleared when the run ends. */
+  readonly timers: Set<TimerHandle> = new Set();
+  /** The run has settled: wake-ups are dropped, parks never return. */
+  ended = false;
+  /** True while a deadlock check is queued, or forever when no run can fail. */
+  checkQueued = true;
+  /** Reports a deadlock; set while a run is in progress. */
+  #onDeadlock: (() => void) | undefined;
+  #checkHandle: ReturnType<typeof setImmediate> | undefined;
+
+  constructor(scheduler: Scheduler, random: Random) {
+    this.scheduler = scheduler;
+    this.random = random;
+  }
+
+  /** Starts deadlock detection for a run; `onDeadlock` ends the run. */
+  detect(onDeadlock: () => void): void {
+    this.#onDeadlock = onDeadlock;
+    this.checkQueued = false;
+  }
+
+  /**
+   * Queues one deadlock check on the macrotask queue. Callers test
+   * `checkQueued` first, so a park costs one field read in the common case.
+   */
+  queueCheck(): void {
+    this.checkQueued = true;
+    this.#checkHandle = setImmediate(() => this.#check());
+  }
+
+  /** One unit of pending work finished; a deadlock may have become visible. */
+  settle(): void {
+    this.pending--;
+    if (!this.checkQueued) this.queueCheck();
+  }
+
+  /**
+   * Runs `fire` after `ms` unless the run ends first; the timer counts as
+   * pending work until it fires or is stopped.
+   */
+  startTimer(ms: number, fire: () => void): TimerHandle {
+    this.pending++;
+    const handle = setTimeout(() => {
+      this.timers.delete(handle);
+      if (this.ended) return;
+      fire();
+      this.settle();
+    }, ms);
+    this.timers.add(handle);
+    return handle;
+  }
+
+  /** Cancels a timer from `startTimer` that has not fired. */
+  stopTimer(handle: TimerHandle): void {
+    if (this.timers.delete(handle)) {
+      clearTimeout(handle);
+      this.settle();
+    }
+  }
+
+  /** Ends the run: no more checks, timers or wake-ups. */
+  end(): void {
+    this.ended = true;
+    this.checkQueued = true;
+    this.#onDeadlock = undefined;
+    if (this.#checkHandle !== undefined) clearImmediate(this.#checkHandle);
+    for (const handle of this.timers) clearTimeout(handle);
+    this.timers.clear();
+  }
+
+  #check(): void {
+    this.#checkHandle = undefined;
+    this.checkQueued = false;
+    if (this.ended || this.pending > 0) return;
+    if (this.live > 0 && this.blocked === this.live) this.#onDeadlock?.();
+  }
+}

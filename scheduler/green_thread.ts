@@ -1,0 +1,281 @@
+// Green threads: async continuations that the Scheduler knows by id, state
+// and wait reason.
+//
+// A green thread runs inside `storage.run(thread, fn)`, so every await in it
+// carries the thread along and `currentThread()` finds it. Reading the storage
+// costs a few tens of nanoseconds, so only the parking path reads it: an
+// operation that completes at once never asks which thread it runs on.
+//
+// Invariants:
+//   state is "blocked" exactly while the thread is counted in its run's
+//   `blocked` and `#parked` names what it waits on; a thread is woken at most
+//   once per park (unblockThread clears `#parked`).
+//   "done" is final; done settles once, when the thread's function settles.
+//   A thread is on its run's live list (liveHead..liveTail, linked through
+//   #prevLive/#nextLive) from spawn until it is done.
+//   A thread may finish with an operation still parked (a promise it did
+//   not await); that operation leaves the run's accounting when the thread
+//   finishes and may still resume later.
+
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Panic } from "./panic.ts";
+import type { RunState } from "./_run_state.ts";
+import type { Scheduler } from "./scheduler.ts";
+
+/** Where a green thread is in its life: running or ready to, parked, or finished. */
+export type ThreadState = "runnable" | "blocked" | "done";
+
+/** Why a green thread is parked, in the words of Go's goroutine dumps. */
+export type WaitReason =
+  | "chan receive"
+  | "chan send"
+  | "chan receive (nil chan)"
+  | "chan send (nil chan)"
+  | "select"
+  | "select (no cases)"
+  | "sleep";
+
+/** What a parked thread waits on, so that the end of a run can unlink it. */
+export interface Parked {
+  /** Takes the parked operation's waiters off their channels. */
+  unlink(): void;
+}
+
+const storage = new AsyncLocalStorage<GreenThread>();
+
+/**
+ * Reads the green thread that the calling code runs on.
+ *
+ * It costs a lookup in `AsyncLocalStorage`, so call it off hot paths.
+ *
+ * @returns The current green thread, or `undefined` outside any green thread.
+ *
+ * @example Usage
+ * ```ts
+ * import { currentThread, Scheduler } from "./mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(currentThread(), undefined);
+ * await new Scheduler({ seed: 1 }).run(() => {
+ *   assertEquals(currentThread()?.id, 1);
+ * });
+ * ```
+ */
+export function currentThread(): GreenThread | undefined {
+  return storage.getStore();
+}
+
+/** Makes a thread; only Scheduler calls this. */
+export let newThread: (
+  run: RunState,
+  id: number,
+  name: string | undefined,
+  createdAt: string | undefined,
+) => GreenThread;
+/** Calls `fn` as the body of `thread`, inside its async context. */
+export let enterThread: <R>(thread: GreenThread, fn: () => R) => R;
+/** The run a thread belongs to. */
+export let runOf: (thread: GreenThread) => RunState;
+/** Parks a runnable thread: precondition state "runnable", run not ended. */
+export let blockThread: (
+  thread: GreenThread,
+  reason: WaitReason,
+  parked: Parked,
+) => void;
+/**
+ * Makes a blocked thread runnable again. Returns false, changing nothing,
+ * when its run has ended: the caller must then not resume the thread.
+ */
+export let unblockThread: (thread: GreenThread) => boolean;
+/** Adds a new thread to its run's live list. */
+export let linkThread: (thread: GreenThread) => void;
+/** The live threads of a run, in spawn order. */
+export let liveThreads: (run: RunState) => GreenThread[];
+/**
+ * Marks a thread done and takes it off the live list, settling `done` with its panic if any. Returns
+ * whether anyone has asked for `done`.
+ */
+export let finishThread: (
+  thread: GreenThread,
+  panic: Panic | undefined,
+) => boolean;
+/** What a blocked thread waits on. */
+export let parkedOf: (thread: GreenThread) => Parked | undefined;
+
+/**
+ * A green thread: one async function run by a {@linkcode Scheduler}.
+ *
+ * Threads are made by `Scheduler.go()` (or the module function `go()`),
+ * never constructed directly. The main thread of a run has id 1.
+ *
+ * @example Usage
+ * ```ts
+ * import { makeChannel, Scheduler } from "./mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run(async () => {
+ *   const ch = makeChannel<number>();
+ *   const t = s.go(async () => {
+ *     await ch.send(7);
+ *   }, { name: "sender" });
+ *   assertEquals(t.name, "sender");
+ *   assertEquals(await ch.recv(), 7);
+ *   await t.done;
+ *   assertEquals(t.state, "done");
+ * });
+ * ```
+ */
+export class GreenThread {
+  /** The thread's number in its run; the main thread is 1. */
+  readonly id: number;
+  /** A name for dumps, from `GoOptions.name`. */
+  readonly name: string | undefined;
+  /** Where the thread was spawned, from `GoOptions.createdAt`. */
+  readonly createdAt: string | undefined;
+  /**
+   * Where the thread is: a runtime sets it to the location of the operation
+   * it is about to run or await (`block 0 op 3 channel_recv`), for dumps and
+   * panics.
+   */
+  where: string | undefined = undefined;
+  #run: RunState;
+  #state: ThreadState = "runnable";
+  #waitReason: WaitReason | undefined = undefined;
+  #parked: Parked | undefined = undefined;
+  #prevLive: GreenThread | undefined = undefined;
+  #nextLive: GreenThread | undefined = undefined;
+  #panic: Panic | undefined = undefined;
+  #done: PromiseWithResolvers<void> | undefined = undefined;
+
+  private constructor(
+    run: RunState,
+    id: number,
+    name: string | undefined,
+    createdAt: string | undefined,
+  ) {
+    this.#run = run;
+    this.id = id;
+    this.name = name;
+    this.createdAt = createdAt;
+  }
+
+  /**
+   * The scheduler that runs this thread.
+   *
+   * @returns The owning scheduler.
+   */
+  get scheduler(): Scheduler {
+    return this.#run.scheduler;
+  }
+
+  /**
+   * Whether the thread is runnable, blocked or done.
+   *
+   * @returns The thread's state.
+   */
+  get state(): ThreadState {
+    return this.#state;
+  }
+
+  /**
+   * Why the thread is blocked.
+   *
+   * @returns The wait reason, or `undefined` unless the state is "blocked".
+   */
+  get waitReason(): WaitReason | undefined {
+    return this.#waitReason;
+  }
+
+  /**
+   * The panic that ended the thread, if one did.
+   *
+   * @returns The panic, or `undefined`.
+   */
+  get panic(): Panic | undefined {
+    return this.#panic;
+  }
+
+  /**
+   * Settles when the thread's function has: fulfils when it returns, rejects
+   * with its {@linkcode Panic} when it panics. A thread abandoned when its
+   * run ended never settles (Go's rule: the program is over).
+   *
+   * @returns A promise of the thread's end.
+   */
+  get done(): Promise<void> {
+    if (this.#done === undefined) {
+      this.#done = Promise.withResolvers<void>();
+      // The run (or the scheduler's error report) already reports a panic;
+      // awaiting `done` is optional.
+      this.#done.promise.catch(() => {});
+      if (this.#state === "done") this.#settleDone();
+    }
+    return this.#done.promise;
+  }
+
+  #settleDone(): void {
+    if (this.#panic === undefined) this.#done!.resolve();
+    else this.#done!.reject(this.#panic);
+  }
+
+  static {
+    newThread = (run, id, name, createdAt) =>
+      new GreenThread(run, id, name, createdAt);
+    enterThread = (thread, fn) => storage.run(thread, fn);
+    runOf = (thread) => thread.#run;
+    blockThread = (thread, reason, parked) => {
+      thread.#state = "blocked";
+      thread.#waitReason = reason;
+      thread.#parked = parked;
+      const run = thread.#run;
+      run.blocked++;
+      if (!run.checkQueued) run.queueCheck();
+    };
+    unblockThread = (thread) => {
+      const run = thread.#run;
+      if (run.ended) return false;
+      if (thread.#state === "done") return true; // an orphaned operation
+      thread.#state = "runnable";
+      thread.#waitReason = undefined;
+      thread.#parked = undefined;
+      run.blocked--;
+      return true;
+    };
+    linkThread = (thread) => {
+      const run = thread.#run;
+      thread.#prevLive = run.liveTail;
+      if (run.liveTail === undefined) run.liveHead = thread;
+      else run.liveTail.#nextLive = thread;
+      run.liveTail = thread;
+      run.live++;
+    };
+    liveThreads = (run) => {
+      const threads: GreenThread[] = [];
+      for (let t = run.liveHead; t !== undefined; t = t.#nextLive) {
+        threads.push(t);
+      }
+      return threads;
+    };
+    finishThread = (thread, panic) => {
+      const run = thread.#run;
+      if (thread.#state === "blocked") run.blocked--;
+      const prev = thread.#prevLive;
+      const next = thread.#nextLive;
+      if (prev === undefined) run.liveHead = next;
+      else prev.#nextLive = next;
+      if (next === undefined) run.liveTail = prev;
+      else next.#prevLive = prev;
+      thread.#prevLive = thread.#nextLive = undefined;
+      run.live--;
+      thread.#state = "done";
+      thread.#waitReason = undefined;
+      thread.#parked = undefined;
+      thread.#panic = panic;
+      if (thread.#done === undefined) return false;
+      thread.#settleDone();
+      return true;
+    };
+    parkedOf = (thread) => thread.#parked;
+  }
+}

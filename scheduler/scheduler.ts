@@ -1,0 +1,485 @@
+// The scheduler: starts green threads, ends the run when the main thread
+// returns (Go's rule), fails it on the first panic or on deadlock, and slices
+// time so that busy threads let the host event loop run timers and I/O.
+//
+// A green thread is an async function run inside its own async context (see
+// green_thread.ts). `go` appends it to the run queue; one microtask drains
+// the queue, starting each thread in turn until its first await, including
+// threads that those spawn meanwhile. So a new thread starts after the
+// spawner's current step, as a goroutine starts after the `go` statement,
+// spawning never nests stacks, and a burst of spawns costs one microtask.
+// The Deno event loop is the netpoller: it runs the timers and I/O whose
+// callbacks wake parked threads.
+//
+// Invariants:
+//   A run is idle (no main yet), running (#settle set) or ended.
+//   Once ended, no thread starts, finishes, parks or wakes: the others are
+//   abandoned where they stand, with their waiters unlinked.
+//   #runq holds spawned threads not yet started; #drainQueued is true from
+//   the first push until the drain has emptied it.
+//   #yield is set while a slice-end macrotask is queued; every thread that
+//   calls yieldSlice() meanwhile waits for that same macrotask.
+
+import { clearImmediate, setImmediate } from "node:timers";
+import {
+  currentThread,
+  enterThread,
+  finishThread,
+  type GreenThread,
+  linkThread,
+  liveThreads,
+  newThread,
+  parkedOf,
+} from "./green_thread.ts";
+import { Deadlock, Panic } from "./panic.ts";
+import { Random } from "./random.ts";
+import { RunState } from "./_run_state.ts";
+import { formatThreadDump } from "./thread_dump.ts";
+
+/** Options for {@linkcode Scheduler}. */
+export interface SchedulerOptions {
+  /**
+   * Seeds the PRNG that select and random kernels draw from, so that a run
+   * can be repeated.
+   *
+   * @default {a random seed, readable as `scheduler.seed`}
+   */
+  seed?: number;
+}
+
+/** Options for {@linkcode Scheduler.prototype.go}. */
+export interface GoOptions {
+  /**
+   * A name shown in thread dumps.
+   *
+   * @default {undefined}
+   */
+  name?: string;
+  /**
+   * Where the thread was spawned (`block 0 op 2 go`), shown in dumps as
+   * `created at ...`.
+   *
+   * @default {undefined}
+   */
+  createdAt?: string;
+}
+
+// yieldSlice() reads the clock once per this many calls...
+const CALLS_PER_CLOCK_READ = 256;
+// ...and yields to the event loop once a slice of this many ms has passed.
+const SLICE_MS = 4;
+
+/** The RunState behind a scheduler (for timers and parking). */
+export let runStateOf: (scheduler: Scheduler) => RunState;
+
+function noop(): void {}
+
+/**
+ * Runs green threads: one instance per run of a program. Several may exist
+ * at once in one process; each has its own threads, PRNG and deadlock
+ * detection. Channels are not tied to a scheduler, but a channel shared by
+ * two runs makes their deadlock reports unreliable.
+ *
+ * @example Usage
+ * ```ts
+ * import { makeChannel, Scheduler } from "./mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 42 });
+ * let sum = 0;
+ * await s.run(async () => {
+ *   const ch = makeChannel<number>();
+ *   for (let i = 1; i <= 3; i++) s.go(() => ch.send(i));
+ *   for (let i = 0; i < 3; i++) sum += await ch.recv();
+ * });
+ * assertEquals(sum, 6);
+ * ```
+ */
+export class Scheduler {
+  #run: RunState;
+  #nextId = 2;
+  #main: GreenThread | undefined = undefined;
+  #settle: PromiseWithResolvers<void> | undefined = undefined;
+  #runq: GreenThread[] = [];
+  #runqFns: (() => unknown)[] = [];
+  #drainQueued = false;
+  #budget = CALLS_PER_CLOCK_READ;
+  #sliceStart = performance.now();
+  #yield: Promise<void> | undefined = undefined;
+  #yieldHandle: ReturnType<typeof setImmediate> | undefined = undefined;
+
+  /**
+   * Makes a scheduler.
+   *
+   * @param options The seed.
+   */
+  constructor(options?: SchedulerOptions) {
+    const seed = options?.seed ?? Math.floor(Math.random() * 2 ** 53);
+    this.#run = new RunState(this, new Random(seed));
+  }
+
+  /**
+   * The run's seeded PRNG. `select` draws from it; random kernels may too.
+   *
+   * @returns The PRNG.
+   */
+  get random(): Random {
+    return this.#run.random;
+  }
+
+  /**
+   * The seed of {@linkcode Scheduler.prototype.random}.
+   *
+   * @returns The seed given, or the one drawn at construction.
+   */
+  get seed(): number {
+    return this.#run.random.seed;
+  }
+
+  /**
+   * The live green threads (not done), in id order.
+   *
+   * @returns A snapshot array.
+   *
+   * @example Usage
+   * ```ts
+   * import { Scheduler } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1 });
+   * await s.run(() => {
+   *   assertEquals(s.threads().map((t) => t.id), [1]);
+   * });
+   * ```
+   */
+  threads(): GreenThread[] {
+    return liveThreads(this.#run).sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * Runs `main` as green thread 1 and settles when the run ends. The run
+   * ends when `main` returns, whatever the other threads are doing; they
+   * are abandoned (Go's rule). It fails with the first {@linkcode Panic} of
+   * any thread, or with {@linkcode Deadlock} when every thread is blocked
+   * and no timer, hold or abortable operation is pending.
+   *
+   * @param main The main thread's function.
+   * @returns A promise that fulfils when `main` returns.
+   * @throws {Panic} The first panic (or wrapped error) of any thread.
+   * @throws {Deadlock} When every thread is asleep.
+   * @throws {Error} If this scheduler has already run.
+   *
+   * @example Usage
+   * ```ts
+   * import { Scheduler, sleep } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1 });
+   * let lateRan = false;
+   * await s.run(() => {
+   *   s.go(async () => {
+   *     await sleep(10);
+   *     lateRan = true; // never: main returned first
+   *   });
+   * });
+   * await new Promise((r) => setTimeout(r, 20));
+   * assertEquals(lateRan, false);
+   * ```
+   */
+  run(main: () => unknown): Promise<void> {
+    if (this.#main !== undefined) {
+      return Promise.reject(
+        new Error("Cannot run the scheduler: it has already run"),
+      );
+    }
+    this.#settle = Promise.withResolvers<void>();
+    this.#run.detect(() => this.#deadlock());
+    this.#main = newThread(this.#run, 1, undefined, undefined);
+    this.#spawn(this.#main, main);
+    return this.#settle.promise;
+  }
+
+  /**
+   * Starts `fn` on a new green thread (Go's `go` statement). The thread
+   * starts after the caller's current synchronous step, on a microtask.
+   *
+   * @param fn The thread's function.
+   * @param options A name and a creation site for dumps.
+   * @returns The new thread.
+   *
+   * @example Usage
+   * ```ts
+   * import { makeChannel, Scheduler } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1 });
+   * await s.run(async () => {
+   *   const done = makeChannel<string>();
+   *   const t = s.go(() => done.send("hi"), { createdAt: "main.ts:7" });
+   *   assertEquals(t.id, 2);
+   *   assertEquals(await done.recv(), "hi");
+   * });
+   * ```
+   */
+  go(fn: () => unknown, options?: GoOptions): GreenThread {
+    const t = newThread(
+      this.#run,
+      this.#nextId++,
+      options?.name,
+      options?.createdAt,
+    );
+    this.#spawn(t, fn);
+    return t;
+  }
+
+  /**
+   * Registers pending work outside the threads (file I/O, a GPU read-back,
+   * an RPC) whose completion will wake a thread through a channel, so that
+   * threads waiting for it are not reported as deadlocked.
+   *
+   * @returns A function that releases the hold; calling it again does
+   * nothing.
+   *
+   * @example Usage
+   * ```ts
+   * import { makeChannel, Scheduler } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1 });
+   * await s.run(async () => {
+   *   const ch = makeChannel<string>(1);
+   *   const release = s.hold();
+   *   setTimeout(() => {
+   *     ch.send("read");
+   *     release();
+   *   }, 5);
+   *   assertEquals(await ch.recv(), "read");
+   * });
+   * ```
+   */
+  hold(): () => void {
+    const run = this.#run;
+    if (run.ended) return noop;
+    run.pending++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      run.settle();
+    };
+  }
+
+  /**
+   * Ends the current time slice if it is over: returns `undefined` (at the
+   * cost of a counter decrement, and a clock read every few hundred calls)
+   * until about 4 ms have passed since the last yield, then a promise that
+   * resolves after one macrotask, so that timers and I/O run. Call it once
+   * per iteration of a long-running loop; await only what it returns.
+   *
+   * @returns `undefined`, or a promise to await.
+   *
+   * @example Usage
+   * ```ts
+   * import { Scheduler } from "./mod.ts";
+   * import { assert } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1 });
+   * await s.run(async () => {
+   *   let fired = false;
+   *   setTimeout(() => fired = true, 1);
+   *   while (!fired) {
+   *     const y = s.yieldSlice();
+   *     if (y) await y;
+   *   }
+   *   assert(fired);
+   * });
+   * ```
+   */
+  yieldSlice(): Promise<void> | undefined {
+    if (--this.#budget > 0) return undefined;
+    return this.#endSlice();
+  }
+
+  #endSlice(): Promise<void> | undefined {
+    if (this.#yield !== undefined) return this.#yield;
+    if (this.#run.ended) return new Promise(noop);
+    this.#budget = CALLS_PER_CLOCK_READ;
+    const now = performance.now();
+    if (now - this.#sliceStart < SLICE_MS) return undefined;
+    // Leave #budget at 0 so that every caller joins this yield until the
+    // macrotask runs.
+    this.#budget = 0;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#yield = promise;
+    this.#yieldHandle = setImmediate(() => {
+      this.#yield = undefined;
+      this.#yieldHandle = undefined;
+      this.#budget = CALLS_PER_CLOCK_READ;
+      this.#sliceStart = performance.now();
+      resolve();
+    });
+    return promise;
+  }
+
+  #spawn(t: GreenThread, fn: () => unknown): void {
+    if (this.#run.ended) return;
+    linkThread(t);
+    this.#runq.push(t);
+    this.#runqFns.push(fn);
+    if (!this.#drainQueued) {
+      this.#drainQueued = true;
+      queueMicrotask(() => this.#drain());
+    }
+  }
+
+  #drain(): void {
+    const runq = this.#runq;
+    const fns = this.#runqFns;
+    // Threads started here may spawn more: the loop reaches them too.
+    for (let i = 0; i < runq.length; i++) {
+      if (this.#run.ended) break;
+      this.#start(runq[i], fns[i]);
+    }
+    runq.length = 0;
+    fns.length = 0;
+    this.#drainQueued = false;
+  }
+
+  #start(t: GreenThread, fn: () => unknown): void {
+    let result: unknown;
+    try {
+      result = enterThread(t, fn);
+    } catch (error) {
+      return this.#exit(t, Panic.from(error, t));
+    }
+    if (result instanceof Promise) {
+      result.then(
+        () => this.#exit(t, undefined),
+        (error) => this.#exit(t, Panic.from(error, t)),
+      );
+    } else {
+      this.#exit(t, undefined);
+    }
+  }
+
+  #exit(t: GreenThread, panic: Panic | undefined): void {
+    const run = this.#run;
+    if (run.ended) return; // abandoned: the run is over
+    if (panic !== undefined) return this.#panicked(t, panic);
+    finishThread(t, undefined);
+    if (t === this.#main) return this.#end(undefined);
+    // The last runnable thread may have gone: look again for a deadlock.
+    if (!run.checkQueued) run.queueCheck();
+  }
+
+  #panicked(t: GreenThread, panic: Panic): void {
+    // The dump shows the panicking thread as it was, so take it first.
+    panic.dump = formatThreadDump(this.threads());
+    const observed = finishThread(t, panic);
+    if (this.#settle !== undefined) return this.#end(panic);
+    // No run to fail (threads started with go() outside run()): unless
+    // someone awaits the thread, report the panic as uncaught, which ends
+    // the program as a Go panic does.
+    if (!observed) reportError(panic);
+  }
+
+  #deadlock(): void {
+    this.#end(new Deadlock(this.threads()));
+  }
+
+  #end(error: Error | undefined): void {
+    const run = this.#run;
+    run.end();
+    if (this.#yieldHandle !== undefined) clearImmediate(this.#yieldHandle);
+    // Abandon the other threads: unlink their waiters, so no channel keeps
+    // a waiter that can never resume.
+    for (const t of liveThreads(run)) parkedOf(t)?.unlink();
+    const settle = this.#settle!;
+    this.#settle = undefined;
+    if (error === undefined) settle.resolve();
+    else settle.reject(error);
+  }
+
+  static {
+    runStateOf = (scheduler) => scheduler.#run;
+  }
+}
+
+let fallback: Scheduler | undefined;
+
+/**
+ * The scheduler of the calling green thread, or outside any green thread the
+ * process-wide default scheduler, which has no run: its threads are never
+ * reported as deadlocked, and a panic in one is reported as an uncaught
+ * error unless its `done` is awaited.
+ *
+ * @returns The current scheduler.
+ *
+ * @example Usage
+ * ```ts
+ * import { currentScheduler, Scheduler } from "./mod.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run(() => {
+ *   assert(currentScheduler() === s);
+ * });
+ * assert(currentScheduler() !== s);
+ * ```
+ */
+export function currentScheduler(): Scheduler {
+  return currentThread()?.scheduler ?? (fallback ??= new Scheduler());
+}
+
+/**
+ * Starts `fn` on a new green thread of the current scheduler (see
+ * {@linkcode currentScheduler}): Go's `go` statement.
+ *
+ * @param fn The thread's function.
+ * @param options A name and a creation site for dumps.
+ * @returns The new thread.
+ *
+ * @example Usage
+ * ```ts
+ * import { go, makeChannel } from "./mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const ch = makeChannel<number>();
+ * go(() => ch.send(42));
+ * assertEquals(await ch.recv(), 42);
+ * ```
+ */
+export function go(fn: () => unknown, options?: GoOptions): GreenThread {
+  return currentScheduler().go(fn, options);
+}
+
+/**
+ * Runs `main` on a new {@linkcode Scheduler}: see
+ * {@linkcode Scheduler.prototype.run}.
+ *
+ * @param main The main thread's function.
+ * @param options The seed.
+ * @returns A promise that fulfils when `main` returns.
+ * @throws {Panic} The first panic of any thread.
+ * @throws {Deadlock} When every thread is asleep.
+ *
+ * @example Usage
+ * ```ts
+ * import { go, makeChannel, run } from "./mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * let got = 0;
+ * await run(async () => {
+ *   const ch = makeChannel<number>();
+ *   go(() => ch.send(9));
+ *   got = await ch.recv();
+ * }, { seed: 7 });
+ * assertEquals(got, 9);
+ * ```
+ */
+export function run(
+  main: () => unknown,
+  options?: SchedulerOptions,
+): Promise<void> {
+  return new Scheduler(options).run(main);
+}

@@ -1,0 +1,129 @@
+// Timers: sleep and after (Go's time.Sleep and time.After).
+//
+// A timer counts as pending work of its run until it fires or is stopped,
+// so a thread sleeping, or waiting on an `after` channel, is never reported
+// as deadlocked. Timers still pending when the run ends are cleared.
+
+import { Channel } from "./channel.ts";
+import {
+  blockThread,
+  currentThread,
+  type Parked,
+  unblockThread,
+} from "./green_thread.ts";
+import { currentScheduler, runStateOf } from "./scheduler.ts";
+
+/** Options for {@linkcode sleep}. */
+export interface SleepOptions {
+  /**
+   * Wakes the thread early: the promise rejects with the signal's reason.
+   *
+   * @default {undefined}
+   */
+  signal?: AbortSignal;
+}
+
+/** Options for {@linkcode after}. */
+export interface AfterOptions<T = boolean> {
+  /**
+   * Stops the timer if it has not fired: the channel then never delivers.
+   *
+   * @default {undefined}
+   */
+  signal?: AbortSignal;
+  /**
+   * The value delivered (a program's timer channel carries a bool tensor).
+   *
+   * @default {true}
+   */
+  value?: T;
+  /**
+   * The channel's zero value.
+   *
+   * @default {false}
+   */
+  zero?: T;
+}
+
+// A sleeping thread waits on no channel: nothing to unlink.
+const SLEEPING: Parked = { unlink() {} };
+
+function noop(): void {}
+
+/**
+ * Parks the current green thread for `ms` milliseconds (wait reason
+ * `sleep`). A duration of zero or less returns at once, as in Go.
+ *
+ * @param ms How long to sleep, in milliseconds.
+ * @param options An abort signal.
+ * @returns A promise that fulfils after `ms`.
+ *
+ * @example Usage
+ * ```ts
+ * import { sleep } from "./mod.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const t0 = performance.now();
+ * await sleep(5);
+ * assert(performance.now() - t0 >= 4);
+ * ```
+ */
+export function sleep(ms: number, options?: SleepOptions): Promise<void> {
+  const signal = options?.signal;
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (!(ms > 0)) return Promise.resolve();
+  const thread = currentThread();
+  const run = runStateOf(thread?.scheduler ?? currentScheduler());
+  if (run.ended) return new Promise(noop);
+  const { promise, resolve, reject } = Promise.withResolvers<void>();
+  if (thread !== undefined) blockThread(thread, "sleep", SLEEPING);
+  const onAbort = () => {
+    run.stopTimer(handle);
+    if (thread === undefined || unblockThread(thread)) reject(signal!.reason);
+  };
+  const handle = run.startTimer(ms, () => {
+    signal?.removeEventListener("abort", onAbort);
+    if (thread === undefined || unblockThread(thread)) resolve();
+  });
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return promise;
+}
+
+/**
+ * Makes a channel that delivers `true` (or `options.value`) once, `ms`
+ * milliseconds from now (Go's `time.After`). The channel has capacity 1 and is never closed.
+ *
+ * @param ms The delay, in milliseconds.
+ * @param options An abort signal that stops the timer.
+ * @returns The timer channel.
+ *
+ * @example Usage
+ * ```ts
+ * import { after, makeChannel, select } from "./mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const never = makeChannel<number>();
+ * const r = await select([{ recv: never }, { recv: after(5) }]);
+ * assertEquals(r, { index: 1, value: true, ok: true });
+ * ```
+ */
+export function after<T = boolean>(
+  ms: number,
+  options?: AfterOptions<T>,
+): Channel<T> {
+  const value = (options && "value" in options ? options.value : true) as T;
+  const ch = new Channel<T>(1, {
+    zero: (options && "zero" in options ? options.zero : false) as T,
+  });
+  const signal = options?.signal;
+  if (signal?.aborted) return ch;
+  const run = runStateOf(currentScheduler());
+  if (run.ended) return ch;
+  const onAbort = () => run.stopTimer(handle);
+  const handle = run.startTimer(Math.max(0, ms), () => {
+    signal?.removeEventListener("abort", onAbort);
+    ch.trySend(value);
+  });
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return ch;
+}

@@ -1,0 +1,198 @@
+import { assertEquals } from "@std/assert";
+import {
+  appendLayer,
+  assignValue,
+  fillConstant,
+  matmul,
+  mean,
+  mul,
+  print,
+  reduceMax,
+  reduceMean,
+  reduceMin,
+  reduceProd,
+  reduceSum,
+  softmax,
+  sum,
+} from "../../../mod.ts";
+import { REDUCE_OPS } from "../../../runtime/ops/reduce.ts";
+import { testOpCases } from "../../_helpers/op_cases.ts";
+import { runForTensor } from "../../_helpers/run_program.ts";
+
+const f32 = Math.fround;
+const m23 = () => assignValue([1, 2, 3, 4, 5, 6], { shape: [2, 3] });
+
+testOpCases("REDUCE_OPS", REDUCE_OPS, {
+  reduce_sum: [
+    {
+      what: "sums every element to [1], or along dims",
+      build: () => {
+        const x = m23();
+        const all = reduceSum(x);
+        print(all);
+        return [
+          all,
+          reduceSum(x, { dim: [0] }),
+          reduceSum(x, { dim: [1], keepDim: true }),
+          reduceSum(x, { dim: [-1] }),
+        ];
+      },
+      lines: ["21"],
+      tensors: [
+        { dtype: "float32", shape: [1], values: [21] },
+        { dtype: "float32", shape: [3], values: [5, 7, 9] },
+        { dtype: "float32", shape: [2, 1], values: [[6], [15]] },
+        { dtype: "float32", shape: [2], values: [6, 15] },
+      ],
+    },
+    {
+      what: "sums int64 exactly and an empty tensor to 0",
+      build: () => [
+        reduceSum(assignValue([2n ** 60n, 1n], { dtype: "int64" })),
+        reduceSum(fillConstant({ shape: [0] })),
+      ],
+      tensors: [
+        { dtype: "int64", shape: [1], values: [2n ** 60n + 1n] },
+        { dtype: "float32", shape: [1], values: [0] },
+      ],
+    },
+  ],
+  reduce_mean: [{
+    what: "averages along the last dim",
+    build: () => reduceMean(m23(), { dim: [-1] }),
+    tensors: [{ dtype: "float32", shape: [2], values: [2, 5] }],
+  }],
+  reduce_max: [{
+    what: "takes the max along dim 0",
+    build: () => reduceMax(m23(), { dim: [0] }),
+    tensors: [{ dtype: "float32", shape: [3], values: [4, 5, 6] }],
+  }],
+  reduce_min: [{
+    what: "takes the min of every element, in int32",
+    build: () => reduceMin(assignValue([3, -1, 2], { dtype: "int32" })),
+    tensors: [{ dtype: "int32", shape: [1], values: [-1] }],
+  }],
+  reduce_prod: [{
+    what: "multiplies along dim 1",
+    build: () => reduceProd(m23(), { dim: [1] }),
+    tensors: [{ dtype: "float32", shape: [2], values: [6, 120] }],
+  }],
+  mean: [{
+    what: "averages every element into [1]",
+    build: () => mean(m23()),
+    tensors: [{ dtype: "float32", shape: [1], values: [3.5] }],
+  }],
+  sum: [{
+    what: "adds every input elementwise",
+    build: () => {
+      const x = m23();
+      return sum([x, x, x]);
+    },
+    tensors: [{
+      dtype: "float32",
+      shape: [2, 3],
+      values: [[3, 6, 9], [12, 15, 18]],
+    }],
+  }],
+  softmax: [{
+    what: "normalises along the last axis, or the axis given",
+    build: () => {
+      const x = assignValue([1, 1, 1, 1, 0, 0], { shape: [2, 3] });
+      return [softmax(x), softmax(x, { axis: 0 })];
+    },
+    tensors: [
+      {
+        dtype: "float32",
+        shape: [2, 3],
+        values: [
+          [1 / 3, 1 / 3, 1 / 3].map(f32),
+          [
+            Math.E / (Math.E + 2),
+            1 / (Math.E + 2),
+            1 / (Math.E + 2),
+          ].map(f32),
+        ],
+      },
+      {
+        dtype: "float32",
+        shape: [2, 3],
+        values: [
+          [0.5, Math.E / (Math.E + 1), Math.E / (Math.E + 1)].map(f32),
+          [0.5, 1 / (Math.E + 1), 1 / (Math.E + 1)].map(f32),
+        ],
+      },
+    ],
+  }],
+  mul: [
+    {
+      what: "multiplies 2-D matrices (the design doc's mult)",
+      build: () => {
+        const y = mul(
+          assignValue([1, 2, 3, 4], { shape: [2, 2] }),
+          assignValue([1, 3, 2, 4], { shape: [2, 2] }),
+        );
+        print(y, { message: "Y" });
+        return y;
+      },
+      lines: ["Y [[5, 11], [11, 25]]"],
+      tensors: [{ dtype: "float32", shape: [2, 2] }],
+    },
+    {
+      what: "flattens X by x_num_col_dims",
+      build: () =>
+        mul(
+          assignValue([1, 2, 3, 4, 5, 6, 7, 8], { shape: [2, 2, 2] }),
+          assignValue([1, 1], { shape: [2, 1] }),
+          { xNumColDims: 2 },
+        ),
+      tensors: [{
+        dtype: "float32",
+        shape: [2, 2, 1],
+        values: [[[3], [7]], [[11], [15]]],
+      }],
+    },
+  ],
+  matmul: [
+    {
+      what: "multiplies with transposes and alpha",
+      build: () => {
+        const x = m23();
+        return [
+          matmul(x, x, { transposeY: true }),
+          matmul(x, x, { transposeX: true, alpha: 2 }),
+        ];
+      },
+      tensors: [
+        { dtype: "float32", shape: [2, 2], values: [[14, 32], [32, 77]] },
+        {
+          dtype: "float32",
+          shape: [3, 3],
+          values: [[34, 44, 54], [44, 58, 72], [54, 72, 90]],
+        },
+      ],
+    },
+    {
+      what: "broadcasts a batch against a matrix",
+      build: () =>
+        matmul(
+          assignValue([1, 2, 3, 4, 5, 6, 7, 8], { shape: [2, 2, 2] }),
+          assignValue([0, 1, 1, 0], { shape: [2, 2] }),
+        ),
+      tensors: [{
+        dtype: "float32",
+        shape: [2, 2, 2],
+        values: [[[2, 1], [4, 3]], [[6, 5], [8, 7]]],
+      }],
+    },
+  ],
+});
+
+Deno.test("reduce_sum with reduce_all ignores dim", async () => {
+  const t = await runForTensor(() =>
+    appendLayer("reduce_sum", { X: m23() }, {
+      dim: [0],
+      reduce_all: true,
+    }).Out[0]
+  );
+  assertEquals(t.toNested(), [21]);
+});

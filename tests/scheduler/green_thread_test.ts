@@ -1,0 +1,119 @@
+import { assertEquals, assertRejects } from "@std/assert";
+import {
+  blockForever,
+  Channel,
+  currentThread,
+  go,
+  Panic,
+  run,
+  Scheduler,
+  select,
+  sleep,
+} from "../../scheduler/mod.ts";
+import { settle, within } from "./_within.ts";
+
+Deno.test("currentThread() is undefined outside green threads", () => {
+  assertEquals(currentThread(), undefined);
+});
+
+Deno.test("currentThread() follows a thread across its awaits", async () => {
+  await within(
+    2000,
+    run(async () => {
+      const ids: number[] = [];
+      const ch = new Channel<number>();
+      const t = go(async () => {
+        ids.push(currentThread()!.id);
+        await ch.recv();
+        ids.push(currentThread()!.id);
+        await sleep(1);
+        ids.push(currentThread()!.id);
+      });
+      assertEquals(currentThread()?.id, 1);
+      await settle();
+      await ch.send(0);
+      assertEquals(currentThread()?.id, 1);
+      await t.done;
+      assertEquals(ids, [2, 2, 2]);
+    }, { seed: 1 }),
+  );
+});
+
+Deno.test("GreenThread.state and waitReason follow the thread's life", async () => {
+  await within(
+    2000,
+    run(async () => {
+      const ch = new Channel<number>();
+      const t = go(() => ch.recv());
+      assertEquals([t.state, t.waitReason], ["runnable", undefined]);
+      await settle();
+      assertEquals([t.state, t.waitReason], ["blocked", "chan receive"]);
+      assertEquals(ch.send(1), undefined); // handed over at once: t is runnable
+      assertEquals([t.state, t.waitReason], ["runnable", undefined]);
+      await t.done;
+      assertEquals([t.state, t.waitReason], ["done", undefined]);
+    }, { seed: 1 }),
+  );
+});
+
+Deno.test("GreenThread.waitReason names every kind of wait as Go does", async () => {
+  const s = new Scheduler({ seed: 1 });
+  await within(
+    2000,
+    s.run(async () => {
+      const ch = new Channel<number>();
+      const threads = [
+        s.go(() => ch.recv()),
+        s.go(() => new Channel<number>().send(1)),
+        s.go(() => blockForever("chan receive (nil chan)")),
+        s.go(() => blockForever("chan send (nil chan)")),
+        s.go(() => select([{ recv: ch }, { recv: null }])),
+        s.go(() => select([])),
+        s.go(() => sleep(1000)),
+      ];
+      await settle();
+      assertEquals(threads.map((t) => t.waitReason), [
+        "chan receive",
+        "chan send",
+        "chan receive (nil chan)",
+        "chan send (nil chan)",
+        "select",
+        "select (no cases)",
+        "sleep",
+      ]);
+    }),
+  );
+});
+
+Deno.test("GreenThread keeps its name, creation site and location", async () => {
+  const s = new Scheduler({ seed: 1 });
+  await s.run(() => {
+    const t = s.go(() => {}, { name: "reader", createdAt: "block 0 op 1 go" });
+    assertEquals([t.name, t.createdAt, t.where], [
+      "reader",
+      "block 0 op 1 go",
+      undefined,
+    ]);
+    t.where = "block 1 op 0 read";
+    assertEquals(t.where, "block 1 op 0 read");
+    assertEquals(t.scheduler, s);
+  });
+});
+
+Deno.test("GreenThread.done rejects with the thread's Panic", async () => {
+  // On the default scheduler, where no run reports the panic.
+  const t = go(() => {
+    new Channel<number>().close();
+    closeTwice();
+  });
+  const p = await assertRejects(() => t.done, Panic);
+  assertEquals(p.message, "close of closed channel");
+  assertEquals(t.panic, p);
+  assertEquals(t.state, "done");
+});
+
+function closeTwice(): void {
+  const ch = new Channel<number>();
+  ch.close();
+  ch.close();
+}
