@@ -12,6 +12,7 @@ import { decodeNpy, encodeNpy } from "../kernels/npy.ts";
 import { Tensor } from "../kernels/tensor.ts";
 import { Deadlock, Panic } from "../scheduler/panic.ts";
 import { dumpProgram } from "./dump.ts";
+import { fileErrorReason } from "./file_error.ts";
 import { ProgramError } from "./errors.ts";
 import { Executor } from "./executor.ts";
 import { formatValue } from "./ops/print.ts";
@@ -79,9 +80,7 @@ async function readFeed(text: string): Promise<[string, Tensor]> {
   try {
     bytes = await Deno.readFile(file);
   } catch (e) {
-    const why = e instanceof Deno.errors.NotFound
-      ? "no such file"
-      : (e as Error).message;
+    const why = fileErrorReason(e);
     throw new ProgramError(`--feed ${name}: cannot read "${file}": ${why}`);
   }
   try {

@@ -11,6 +11,7 @@ import {
   ProgramDescSchema,
 } from "../gen/rill/v1/framework_pb.ts";
 import { ProgramError } from "./errors.ts";
+import { fileErrorReason } from "./file_error.ts";
 import { fromText, toText } from "@bufbuild/protobuf/txtpb";
 
 function isText(path: string): boolean {
@@ -75,11 +76,7 @@ export async function readProgramFile(path: string): Promise<ProgramDesc> {
   try {
     bytes = await Deno.readFile(path);
   } catch (e) {
-    const detail = e instanceof Deno.errors.NotFound
-      ? "no such file"
-      : e instanceof Deno.errors.IsADirectory
-      ? "is a directory"
-      : (e as Error).message;
+    const detail = fileErrorReason(e);
     throw new ProgramError(`cannot read program: ${detail}`, { file: path });
   }
   return decodeProgram(bytes, path);

@@ -80,6 +80,36 @@ function requiredSlots(
   return names;
 }
 
+/**
+ * Throws when an output's declared shape cannot hold what the op makes:
+ * a known dimension differs, or two fully known shapes differ in rank.
+ * Unknown (-1) dimensions and undeclared shapes match anything, and a
+ * rank-0 result fits a variable declared [1].
+ */
+function checkDeclaredShape(
+  slot: string,
+  declared: VarInfo,
+  made: readonly number[] | undefined,
+): void {
+  const want = declared.shape;
+  if (want === undefined || made === undefined) return;
+  const known = (s: readonly number[]) => s.every((d) => d >= 0);
+  // Fluid declares scalars as [1]; a rank-0 result fits them.
+  const scalar = (s: readonly number[]) =>
+    s.length <= 1 && s.every((d) => d === 1);
+  if (scalar(want) && scalar(made)) return;
+  const differs = want.length === made.length
+    ? want.some((d, i) => d >= 0 && made[i] >= 0 && d !== made[i])
+    : known(want) && known(made);
+  if (differs) {
+    throw new RangeError(
+      `output "${slot}": variable "${declared.name}" is declared [${
+        want.join(", ")
+      }] but the op makes [${made.join(", ")}]`,
+    );
+  }
+}
+
 class Validator {
   readonly #program: ProgramDesc;
   readonly #file: string | undefined;
@@ -147,7 +177,13 @@ class Validator {
       "input",
       where,
     );
-    this.#checkSlots(block, op.outputs, def.outputs, "output", where);
+    const outputs = this.#checkSlots(
+      block,
+      op.outputs,
+      def.outputs,
+      "output",
+      where,
+    );
     let attrs: Record<string, unknown>;
     try {
       attrs = readAttrs(def.attrs, op.attrs);
@@ -161,10 +197,16 @@ class Validator {
         lookup: (name) => this.#lookup(block.idx, name),
         blockCount: this.#program.blocks.length,
       });
-      def.infer?.({
+      const inferred = def.infer?.({
         inputs: (s) => inputs.get(s) ?? [],
         attrs: attrs as never,
       });
+      for (const [slot, types] of Object.entries(inferred ?? {})) {
+        const list = Array.isArray(types) ? types : [types];
+        (outputs.get(slot) ?? []).forEach((declared, i) =>
+          checkDeclaredShape(slot, declared, list[i]?.shape)
+        );
+      }
     } catch (e) {
       if (e instanceof ProgramError) throw e;
       this.#fail((e as Error).message, where);

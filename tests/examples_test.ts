@@ -3,12 +3,11 @@
 // table says it prints.
 
 import { assert, assertEquals } from "@std/assert";
-import { fromFileUrl } from "@std/path";
 import { buildExample, examplePath, EXAMPLES } from "../examples/build.ts";
 import { exampleData } from "../examples/build.ts";
 import { Executor, Program } from "../mod.ts";
+import { ROOT } from "./_helpers/rill_process.ts";
 
-const ROOT = fromFileUrl(new URL("../", import.meta.url));
 const README = Deno.readTextFileSync(new URL("../README.md", import.meta.url));
 
 /**

@@ -9,6 +9,7 @@
 import { parseCsvRows } from "../../kernels/csv.ts";
 import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
 import { Tensor } from "../../kernels/tensor.ts";
+import { fileErrorReason } from "../file_error.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import type { Scope } from "../scope.ts";
 import type { ThreadContext } from "../thread_context.ts";
@@ -31,9 +32,7 @@ async function readBytes(path: string): Promise<Uint8Array> {
   try {
     return await Deno.readFile(path);
   } catch (e) {
-    const why = e instanceof Deno.errors.NotFound
-      ? "no such file"
-      : (e as Error).message;
+    const why = fileErrorReason(e);
     throw new RangeError(`cannot read "${path}": ${why}`);
   }
 }
@@ -122,7 +121,7 @@ const save = defineOp({
           await Deno.writeFile(file_path, bytes, { createNew: !overwrite });
         } catch (e) {
           throw new RangeError(
-            `cannot write "${file_path}": ${(e as Error).message}`,
+            `cannot write "${file_path}": ${fileErrorReason(e)}`,
           );
         }
       });

@@ -107,15 +107,38 @@ export async function runForTensor(
   return tensorOf(values[0]);
 }
 
+/** What `runForTensors` returns. */
+export interface TensorsRun extends ProgramRun {
+  /** The tensors of the variables the callback returned, in order. */
+  tensors: Tensor[];
+}
+
 /**
- * Runs `build` and returns the lines it printed.
+ * Runs `build` and returns, besides the run's output, the tensors of the
+ * variables it returned.
  *
- * @param build Appends ops.
+ * @param build Appends ops; returns the variables to fetch.
+ * @param options Seed, feeds, more fetches.
+ * @returns The run's output and the tensors.
+ */
+export async function runForTensors(
+  build: () => Fetches,
+  options: RunProgramOptions = {},
+): Promise<TensorsRun> {
+  const run = await runProgram(build, options);
+  return { ...run, tensors: run.values.map(tensorOf) };
+}
+
+/**
+ * Runs `build`, or a program already built, and returns the lines it
+ * printed.
+ *
+ * @param build Appends ops; or the program to run.
  * @param options Seed, feeds.
  * @returns The printed lines.
  */
 export async function printedBy(
-  build: () => Fetches,
+  build: (() => Fetches) | ProgramType | ProgramDesc,
   options: RunProgramOptions = {},
 ): Promise<string[]> {
   return (await runProgram(build, options)).lines;

@@ -18,12 +18,13 @@ import {
   print,
   Program,
   runCli,
-  scale,
   Tensor,
 } from "../../mod.ts";
 import { examplePath, EXAMPLES } from "../../examples/build.ts";
 import { buildProgram } from "../_helpers/run_program.ts";
+import { doubler } from "../_helpers/doubler.ts";
 import { mapLimited, ROOT, runRill } from "../_helpers/rill_process.ts";
+import { withTempDir } from "../_helpers/with_temp_dir.ts";
 
 type OpInit = MessageInitShape<typeof OpDescSchema>;
 type VarInit = MessageInitShape<typeof VarDescSchema>;
@@ -81,16 +82,6 @@ function printsFirst(
       ],
     }),
   );
-}
-
-function doubler(): Program {
-  return buildProgram(() => {
-    const b = defaultProgram().globalBlock;
-    const x = b.createVar({ name: "x" });
-    const y = b.createVar({ name: "y" });
-    scale(x, { scale: 2, out: y });
-    print(y, { message: "y" });
-  })[0];
 }
 
 /** Bad inputs: each a file to write (or none) and the args to run. */
@@ -250,17 +241,6 @@ async function inDirectory<T>(dir: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } finally {
     Deno.chdir(cwd);
-  }
-}
-
-async function withTempDir(
-  fn: (dir: string) => Promise<void>,
-): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "rill_cli_test_" });
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
   }
 }
 

@@ -28,40 +28,13 @@ import {
   select,
   send,
   sleep,
-  Tensor,
   type Variable,
   VarType_Type,
   whileLoop,
 } from "../../mod.ts";
-
-function int64(value: number): Variable {
-  return fillConstant({ shape: [1], dtype: "int64", value });
-}
-
-/** Builds and runs a program; returns its lines and returned variables' tensors. */
-async function run(
-  build: () => Variable[] | void,
-  seed = 1,
-): Promise<{ lines: string[]; tensors: Tensor[]; program: Program }> {
-  const program = new Program();
-  const vars = program.guard(build) ?? [];
-  const lines: string[] = [];
-  const { fetched } = await new Executor({
-    seed,
-    print: (l) => lines.push(l),
-  }).run(program, { fetch: vars.map((v) => v.name) });
-  const tensors = vars.map((v) => {
-    const t = fetched[v.name];
-    if (!(t instanceof Tensor)) throw new TypeError(`${v.name}: no tensor`);
-    return t;
-  });
-  return { lines, tensors, program };
-}
-
-/** The `Var` slots of an op as `{ slot: [names] }`. */
-function slotsOf(vars: OpDesc["inputs"]): Record<string, string[]> {
-  return Object.fromEntries(vars.map((v) => [v.parameter, v.arguments]));
-}
+import { int64 } from "../_helpers/int64.ts";
+import { runForTensors, runProgram } from "../_helpers/run_program.ts";
+import { slotsOf } from "../_helpers/slots_of.ts";
 
 function attrOf(op: OpDesc, name: string) {
   const a = op.attrs.find((a) => a.name === name);
@@ -206,7 +179,7 @@ Deno.test("sleep() and after() carry their milliseconds", () => {
 // ---- Fluid's CSP tests, as programs -------------------------------------
 
 Deno.test("Fluid: a goroutine sends 99 and main receives 99", async () => {
-  const { lines, tensors: [got] } = await run(() => {
+  const { lines, tensors: [got] } = await runForTensors(() => {
     const ch = makeChannel({ dtype: "int64" });
     go(() => send(ch, int64(99)));
     const v = recv(ch);
@@ -257,7 +230,9 @@ function fibonacci(n: number): () => Variable[] {
 
 Deno.test("Fluid: Fibonacci over select with a quit channel; the 10th value is 34", async () => {
   for (const seed of [1, 2, 3]) {
-    const { lines, tensors: [tenth] } = await run(fibonacci(10), seed);
+    const { lines, tensors: [tenth] } = await runForTensors(fibonacci(10), {
+      seed,
+    });
     assertEquals(lines, [
       "0",
       "1",
@@ -276,7 +251,7 @@ Deno.test("Fluid: Fibonacci over select with a quit channel; the 10th value is 3
 });
 
 Deno.test("Fluid: a daisy chain of 100 goroutines each adding 1 turns 1 into 101", async () => {
-  const { lines, program } = await run(() => {
+  const { lines, program } = await runProgram(() => {
     const n = int64(100);
     const leftmost = makeChannel({ dtype: "int64", name: "leftmost" });
     const left = assign(leftmost);
@@ -304,7 +279,7 @@ Deno.test("Fluid: a daisy chain of 100 goroutines each adding 1 turns 1 into 101
 
 Deno.test("Fluid: ping-pong between two goroutines for 1,000 rounds", async () => {
   const rounds = 1_000;
-  const { lines } = await run(() => {
+  const { lines } = await runProgram(() => {
     const ping = makeChannel({ dtype: "int64" });
     const pong = makeChannel({ dtype: "int64" });
     const done = makeChannel({ dtype: "int64" });
@@ -325,7 +300,7 @@ Deno.test("Fluid: ping-pong between two goroutines for 1,000 rounds", async () =
 });
 
 Deno.test("Fluid: select with default takes default, then the case once ready", async () => {
-  const { lines } = await run(() => {
+  const { lines } = await runProgram(() => {
     const ch = makeChannel({ capacity: 1, dtype: "int64" });
     const none = int64(-1);
     const check = () =>
@@ -352,7 +327,7 @@ Deno.test("a built program runs the same after a trip through .pb bytes", async 
 });
 
 Deno.test("recvOk() and closeChannel() range over a channel until it closes", async () => {
-  const { lines } = await run(() => {
+  const { lines } = await runProgram(() => {
     const ch = makeChannel({ capacity: 4, dtype: "int64" });
     go(() => {
       forRange(5, (i) => send(ch, i));

@@ -11,10 +11,8 @@ import {
   print,
   whileLoop,
 } from "../../mod.ts";
+import { int64 } from "../_helpers/int64.ts";
 import { buildProgram, printedBy } from "../_helpers/run_program.ts";
-
-const int64 = (v: number) =>
-  fillConstant({ shape: [1], dtype: "int64", value: v });
 
 Deno.test("whileLoop() builds a while op over a child block, listing its free variables", () => {
   const [program] = buildProgram(() => {

@@ -11,7 +11,6 @@ import {
   elementwiseAdd,
   elementwiseMul,
   encodeNpy,
-  Executor,
   fillConstant,
   forRange,
   go,
@@ -32,18 +31,13 @@ import {
   select,
   send,
   Tensor,
-  type Variable,
   VarType_Type,
   whileLoop,
 } from "../../mod.ts";
-
-function int64(value: number): Variable {
-  return fillConstant({ shape: [1], dtype: "int64", value });
-}
-
-function slotsOf(vars: OpDesc["inputs"]): Record<string, string[]> {
-  return Object.fromEntries(vars.map((v) => [v.parameter, v.arguments]));
-}
+import { int64 } from "../_helpers/int64.ts";
+import { printedBy } from "../_helpers/run_program.ts";
+import { slotsOf } from "../_helpers/slots_of.ts";
+import { withTempDir } from "../_helpers/with_temp_dir.ts";
 
 function attrsOf(op: OpDesc): Record<string, string | number> {
   return Object.fromEntries(
@@ -126,19 +120,8 @@ async function writeData(dir: string): Promise<string> {
 /** Batch b holds rows 4b..4b+3; its sum is 3 × (16b + 6). */
 const batchSum = (b: number) => 3 * (BATCH * BATCH * b + 6);
 
-async function withData(body: (path: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "rill_minibatch_" });
-  try {
-    await body(await writeData(dir));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-async function printedBy(program: Program, seed: number): Promise<string[]> {
-  const lines: string[] = [];
-  await new Executor({ seed, print: (l) => lines.push(l) }).run(program);
-  return lines;
+function withData(body: (path: string) => Promise<void>): Promise<void> {
+  return withTempDir(async (dir) => await body(await writeData(dir)));
 }
 
 /**
@@ -181,7 +164,7 @@ Deno.test("minibatch loading: a reader goroutine feeds main in order, any seed",
     ];
     for (const seed of [1, 2, 3, 42, 2024]) {
       assertEquals(
-        await printedBy(oneReader(path), seed),
+        await printedBy(oneReader(path), { seed }),
         want,
         `seed ${seed}`,
       );
@@ -247,7 +230,7 @@ Deno.test("minibatch loading: two readers through a select, any seed", async () 
       (_, b) => `batch sum ${batchSum(b)}`,
     );
     for (const seed of [1, 2, 3, 42, 2024]) {
-      const lines = await printedBy(twoReaders(path), seed);
+      const lines = await printedBy(twoReaders(path), { seed });
       assertEquals([...lines].sort(), [...want].sort(), `seed ${seed}`);
       // Each reader's batches arrive in its own order.
       for (const parity of [0, 1]) {

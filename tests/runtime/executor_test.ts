@@ -17,23 +17,12 @@ import {
   print,
   type Program,
   ProgramError,
-  scale,
   Scope,
   Tensor,
 } from "../../mod.ts";
 import { Panic } from "../../scheduler/panic.ts";
+import { doubler } from "../_helpers/doubler.ts";
 import { buildProgram, runProgram, tensorOf } from "../_helpers/run_program.ts";
-
-/** A program that doubles the fed `x` into `y` and prints it. */
-function doubler(): Program {
-  return buildProgram(() => {
-    const b = defaultProgram().globalBlock;
-    const x = b.createVar({ name: "x" });
-    const y = b.createVar({ name: "y" });
-    scale(x, { scale: 2, out: y });
-    print(y, { message: "y" });
-  })[0];
-}
 
 /** A program with undeclared shapes that adds `x` and `y`. */
 function adder(): Program {

@@ -174,7 +174,7 @@ Deno.test("validateProgram() rejects a variable declared only in a sibling block
   assertInvalid(
     program(
       main([cond], [fillCond, ifBlock(1), ifBlock(2)]),
-      block(1, 0, [tensor("z", [1])], [fill("z")]),
+      block(1, 0, [tensor("z", [2])], [fill("z")]),
       block(2, 0, [], [op("print", { In: ["z"] })]),
     ),
     { block: 2, op: 0, opType: "print" },
@@ -578,4 +578,19 @@ Deno.test("Executor.run() validates before running anything", async () => {
     ProgramError,
   );
   assertEquals(lines, []);
+});
+
+Deno.test("validateProgram() rejects an output declared with a shape the op cannot make", () => {
+  assertInvalid(
+    program(main([tensor("z", [3])], [fill("z")])),
+    { block: 0, op: 0, opType: "fill_constant" },
+    'p.pb: block 0 op 0 (fill_constant): output "Out": variable "z" is declared [3] but the op makes [2]',
+  );
+});
+
+Deno.test("validateProgram() lets unknown dims and [1] for a scalar through", () => {
+  validateProgram(program(main([tensor("z", [-1]), tensor("s", [1])], [
+    fill("z"),
+    op("fill_constant", {}, { Out: ["s"] }, []),
+  ])));
 });

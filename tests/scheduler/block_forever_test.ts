@@ -1,6 +1,7 @@
 import { assertEquals, assertRejects } from "@std/assert";
 import { blockForever, Deadlock, go, run } from "../../scheduler/mod.ts";
-import { settle, within } from "./_within.ts";
+import { within } from "../_helpers/within.ts";
+import { settle } from "./_settle.ts";
 
 Deno.test("blockForever() parks with the nil channel's wait reason", async () => {
   await within(

@@ -15,7 +15,8 @@ import {
   Scheduler,
   select,
 } from "../../scheduler/mod.ts";
-import { settle, within } from "./_within.ts";
+import { within } from "../_helpers/within.ts";
+import { settle } from "./_settle.ts";
 import { WaitGroup } from "./_wait_group.ts";
 
 // ---------------------------------------------------------------------------

@@ -10,7 +10,8 @@ import {
   select,
   sleep,
 } from "../../scheduler/mod.ts";
-import { settle, within } from "./_within.ts";
+import { within } from "../_helpers/within.ts";
+import { settle } from "./_settle.ts";
 
 Deno.test("currentThread() is undefined outside green threads", () => {
   assertEquals(currentThread(), undefined);

@@ -16,7 +16,8 @@ import {
   select,
   sleep,
 } from "../../scheduler/mod.ts";
-import { settle, within } from "./_within.ts";
+import { within } from "../_helpers/within.ts";
+import { settle } from "./_settle.ts";
 
 // ---------------------------------------------------------------------------
 // Starting threads

@@ -11,7 +11,8 @@ import {
   type SelectCase,
   type SelectResult,
 } from "../../scheduler/mod.ts";
-import { settle, within } from "./_within.ts";
+import { within } from "../_helpers/within.ts";
+import { settle } from "./_settle.ts";
 import { WaitGroup } from "./_wait_group.ts";
 
 // ---------------------------------------------------------------------------

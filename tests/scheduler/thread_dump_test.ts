@@ -5,7 +5,7 @@ import {
   Scheduler,
   sleep,
 } from "../../scheduler/mod.ts";
-import { settle } from "./_within.ts";
+import { settle } from "./_settle.ts";
 
 Deno.test("formatThreadDump() lists live threads as Go's goroutine dump", async () => {
   const s = new Scheduler({ seed: 1 });

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { after, Channel, go, run, select, sleep } from "../../scheduler/mod.ts";
-import { settle, within } from "./_within.ts";
+import { within } from "../_helpers/within.ts";
+import { settle } from "./_settle.ts";
 
 Deno.test("sleep() parks the thread for the duration", async () => {
   await within(

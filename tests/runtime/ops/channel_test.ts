@@ -7,21 +7,19 @@
 import {
   assert,
   assertEquals,
-  assertInstanceOf,
   assertRejects,
   assertStringIncludes,
 } from "@std/assert";
 import {
   appendLayer,
   closeChannel,
-  defaultProgram,
   Executor,
   fillConstant,
   forRange,
   go,
   makeChannel,
   print,
-  Program,
+  type Program,
   ProgramError,
   recv,
   recvOk,
@@ -29,64 +27,21 @@ import {
   select,
   send,
   sleep,
-  Tensor,
-  type Value,
   type Variable,
   whileLoop,
 } from "../../../mod.ts";
 import { Deadlock, Panic } from "../../../scheduler/mod.ts";
-
-/** Builds a program with `build` as the default program's builder. */
-function buildProgram<T>(build: () => T): [Program, T] {
-  const program = new Program();
-  return [program, program.guard(build)];
-}
-
-/** Builds and runs a program; returns its lines and returned variables' values. */
-async function runProgram(
-  build: () => Variable | Variable[] | void,
-  seed = 1,
-): Promise<{ lines: string[]; values: Value[] }> {
-  const [program, result] = buildProgram(build);
-  const wanted = result === undefined ? [] : [result].flat();
-  const lines: string[] = [];
-  const { fetched } = await new Executor({
-    seed,
-    print: (l) => lines.push(l),
-  }).run(program, { fetch: wanted.map((v) => v.name) });
-  return { lines, values: wanted.map((v) => fetched[v.name]) };
-}
-
-function tensorOf(v: Value): Tensor {
-  assertInstanceOf(v, Tensor);
-  return v as Tensor;
-}
+import { int64 } from "../../_helpers/int64.ts";
+import { locationOf } from "../../_helpers/location_of.ts";
+import { nilChannel } from "../../_helpers/nil_channel.ts";
+import {
+  buildProgram,
+  runProgram,
+  tensorOf,
+} from "../../_helpers/run_program.ts";
 
 function int32(value: number): Variable {
   return fillConstant({ shape: [1], dtype: "int32", value });
-}
-
-function int64(value: number): Variable {
-  return fillConstant({ shape: [1], dtype: "int64", value });
-}
-
-/** A channel variable declared and never made: the nil channel. */
-function nilChannel(name: string): Variable {
-  return defaultProgram().currentBlock.createVar({ kind: "channel", name });
-}
-
-/** The runtime's name for the `nth` op of `type` in block `b`. */
-function locationOf(
-  program: Program,
-  b: number,
-  type: string,
-  nth = 0,
-): string {
-  const indices = program.desc.blocks[b].ops.flatMap((op, i) =>
-    op.type === type ? [i] : []
-  );
-  assert(indices[nth] !== undefined, `block ${b} has no ${type} #${nth}`);
-  return `block ${b} op ${indices[nth]} ${type}`;
 }
 
 /** Runs `program`; returns the error it ends with and what it printed. */

@@ -22,10 +22,9 @@ import {
 import { CONTROL_FLOW_OPS } from "../../../runtime/ops/control_flow.ts";
 import { Panic } from "../../../scheduler/panic.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";
+import { int64 } from "../../_helpers/int64.ts";
 import { printedBy, runProgram } from "../../_helpers/run_program.ts";
 
-const int64 = (v: number) =>
-  fillConstant({ shape: [1], dtype: "int64", value: v });
 const bool = (v: boolean) =>
   fillConstant({ shape: [1], dtype: "bool", value: v });
 

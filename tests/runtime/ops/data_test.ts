@@ -22,41 +22,12 @@ import {
   save,
   send,
   Tensor,
-  type Variable,
   VarType_Type,
 } from "../../../mod.ts";
 import { Panic } from "../../../scheduler/mod.ts";
-
-function int64(value: number): Variable {
-  return fillConstant({ shape: [1], dtype: "int64", value });
-}
-
-/** Runs `build`'s program; returns the tensors of the variables it returned. */
-async function tensorsOf(
-  build: () => Variable[],
-): Promise<{ tensors: Tensor[]; lines: string[] }> {
-  const program = new Program();
-  const vars = program.guard(build);
-  const lines: string[] = [];
-  const { fetched } = await new Executor({ print: (l) => lines.push(l) })
-    .run(program, { fetch: vars.map((v) => v.name) });
-  const tensors = vars.map((v) => {
-    const t = fetched[v.name];
-    if (!(t instanceof Tensor)) throw new TypeError(`${v.name}: no tensor`);
-    return t;
-  });
-  return { tensors, lines };
-}
-
-/** Runs `body` with a fresh temporary directory, removed afterwards. */
-async function withTempDir(body: (dir: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "rill_data_test_" });
-  try {
-    await body(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+import { int64 } from "../../_helpers/int64.ts";
+import { runForTensors, runProgram } from "../../_helpers/run_program.ts";
+import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
 /** A 10 × 2 int32 array whose row r is [r, 10r], written as `.npy`. */
 async function writeRows(path: string): Promise<void> {
@@ -77,7 +48,7 @@ Deno.test("read() of a .npy gives rows [Start, Start+Count) and the row count", 
   await withTempDir(async (dir) => {
     const path = `${dir}/rows.npy`;
     await writeRows(path);
-    const { tensors: [x, rows] } = await tensorsOf(() =>
+    const { tensors: [x, rows] } = await runForTensors(() =>
       read(path, { start: int64(3), count: int64(4) })
     );
     assertEquals([x.dtype, x.shape], ["int32", [4, 2]]);
@@ -90,7 +61,7 @@ Deno.test("read() of a .npy without Start and Count gives every row", async () =
   await withTempDir(async (dir) => {
     const path = `${dir}/rows.npy`;
     await writeRows(path);
-    const { tensors: [all, tail] } = await tensorsOf(() => [
+    const { tensors: [all, tail] } = await runForTensors(() => [
       read(path)[0],
       read(path, { start: int64(7) })[0],
     ]);
@@ -103,7 +74,7 @@ Deno.test("read() stops at the end of the file", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/rows.npy`;
     await writeRows(path);
-    const { tensors: [tail, past] } = await tensorsOf(() => [
+    const { tensors: [tail, past] } = await runForTensors(() => [
       read(path, { start: int64(8), count: int64(5) })[0],
       read(path, { start: int64(12), count: int64(5) })[0],
     ]);
@@ -116,7 +87,7 @@ Deno.test("read() of a CSV skips the header and parses the dtype", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/table.csv`;
     await Deno.writeTextFile(path, "a,b\n1,2.5\n3,4\n\n5,-6\n");
-    const { tensors: [all, middle, rows] } = await tensorsOf(() => {
+    const { tensors: [all, middle, rows] } = await runForTensors(() => {
       const [x, n] = read(path, { format: "csv" });
       const [y] = read(path, {
         format: "csv",
@@ -136,7 +107,7 @@ Deno.test("read() of a CSV as int64 keeps large integers exact", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/big.csv`;
     await Deno.writeTextFile(path, "9007199254740993,-2\n");
-    const { lines } = await tensorsOf(() => {
+    const { lines } = await runProgram(() => {
       print(read(path, { format: "csv", dtype: "int64" })[0]);
       return [];
     });
@@ -259,7 +230,7 @@ Deno.test("read() pending in a goroutine is not a deadlock", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/rows.npy`;
     await writeRows(path);
-    const { lines } = await tensorsOf(() => {
+    const { lines } = await runProgram(() => {
       const ch = makeChannel({ dtype: "int32" });
       go(() => send(ch, read(path, { start: int64(9) })[0]));
       print(recv(ch));

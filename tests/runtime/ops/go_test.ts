@@ -26,62 +26,20 @@ import {
   lessThan,
   makeChannel,
   print,
-  Program,
   ProgramDescSchema,
   ProgramError,
   recv,
   recvOk,
   send,
   sleep,
-  type Variable,
   VarType_Type,
   whileLoop,
 } from "../../../mod.ts";
 import { Deadlock, Panic } from "../../../scheduler/mod.ts";
-
-function int64(value: number): Variable {
-  return fillConstant({ shape: [1], dtype: "int64", value });
-}
-
-function buildProgram(build: () => void): Program {
-  const program = new Program();
-  program.guard(build);
-  return program;
-}
-
-async function printedBy(build: () => void, seed = 1): Promise<string[]> {
-  const lines: string[] = [];
-  await new Executor({ seed, print: (l) => lines.push(l) })
-    .run(buildProgram(build));
-  return lines;
-}
-
-/** `promise`, or a rejection if it has not settled in `ms`: a hang guard. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled in ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The runtime's name for the `nth` op of `type` in block `b`. */
-function locationOf(
-  program: Program,
-  b: number,
-  type: string,
-  nth = 0,
-): string {
-  const indices = program.desc.blocks[b].ops.flatMap((op, i) =>
-    op.type === type ? [i] : []
-  );
-  assert(indices[nth] !== undefined, `block ${b} has no ${type} #${nth}`);
-  return `block ${b} op ${indices[nth]} ${type}`;
-}
+import { int64 } from "../../_helpers/int64.ts";
+import { locationOf } from "../../_helpers/location_of.ts";
+import { buildProgram, printedBy } from "../../_helpers/run_program.ts";
+import { within } from "../../_helpers/within.ts";
 
 Deno.test("go() runs its block on a new green thread", async () => {
   const lines = await printedBy(() => {
@@ -211,7 +169,7 @@ Deno.test(
 );
 
 Deno.test("go() goroutine's panic ends the run, naming its op and thread", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const never = makeChannel({ name: "never" });
     const nil = defaultProgram().currentBlock.createVar({
       kind: "channel",
@@ -231,7 +189,7 @@ Deno.test("go() goroutine's panic ends the run, naming its op and thread", async
 });
 
 Deno.test("go() with an Arg read before it was written panics at the go", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const x = defaultProgram().currentBlock.createVar({
       name: "unset",
       dtype: "int64",
@@ -248,7 +206,7 @@ Deno.test("go() with an Arg read before it was written panics at the go", async 
 });
 
 Deno.test("go() goroutines blocked forever with main blocked is a deadlock naming creators", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const ch = makeChannel({ dtype: "int64" });
     go(() => {
       recv(ch);
@@ -347,7 +305,7 @@ Deno.test("go() in a while body sees that pass's own locals", async () => {
 });
 
 Deno.test("go() goroutine's panic ends the run while main sleeps", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const nil = defaultProgram().currentBlock.createVar({
       kind: "channel",
       name: "nil_channel",
@@ -357,7 +315,7 @@ Deno.test("go() goroutine's panic ends the run while main sleeps", async () => {
   });
   // A guard, not a measurement: the run ends in milliseconds, or never.
   const panic: Panic = await assertRejects(
-    () => within(new Executor().run(program), 20_000),
+    () => within(20_000, new Executor().run(program)),
     Panic,
   );
   assertEquals([panic.message, panic.thread?.id], ["close of nil channel", 2]);

@@ -15,7 +15,6 @@ import {
 import {
   AttrType,
   closeChannel,
-  defaultProgram,
   elementwiseAdd,
   equal,
   Executor,
@@ -26,7 +25,6 @@ import {
   increment,
   makeChannel,
   print,
-  Program,
   ProgramDescSchema,
   ProgramError,
   recv,
@@ -34,32 +32,12 @@ import {
   send,
   sleep,
   Tensor,
-  type Variable,
   VarType_Type,
 } from "../../../mod.ts";
 import { Deadlock, Panic } from "../../../scheduler/mod.ts";
-
-function int64(value: number): Variable {
-  return fillConstant({ shape: [1], dtype: "int64", value });
-}
-
-function buildProgram(build: () => void): Program {
-  const program = new Program();
-  program.guard(build);
-  return program;
-}
-
-async function printedBy(build: () => void, seed = 1): Promise<string[]> {
-  const lines: string[] = [];
-  await new Executor({ seed, print: (l) => lines.push(l) })
-    .run(buildProgram(build));
-  return lines;
-}
-
-/** A channel variable declared and never made: the nil channel. */
-function nilChannel(name: string): Variable {
-  return defaultProgram().currentBlock.createVar({ kind: "channel", name });
-}
+import { int64 } from "../../_helpers/int64.ts";
+import { nilChannel } from "../../_helpers/nil_channel.ts";
+import { buildProgram, printedBy } from "../../_helpers/run_program.ts";
 
 /** Prints `message` (with a 0) when it runs. */
 function say(message: string): void {
@@ -119,7 +97,7 @@ Deno.test("select() on only nil channels takes default", async () => {
 });
 
 Deno.test("select() on only nil channels without default blocks forever", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const a = nilChannel("nil_a");
     select((s) => {
       s.recv(a);
@@ -138,7 +116,7 @@ Deno.test("select() on only nil channels without default blocks forever", async 
 });
 
 Deno.test("select() with no cases blocks forever", async () => {
-  const program = buildProgram(() => select(() => {}));
+  const [program] = buildProgram(() => select(() => {}));
   const deadlock: Deadlock = await assertRejects(
     () => new Executor().run(program),
     Deadlock,
@@ -161,13 +139,13 @@ Deno.test("select() receive on a closed channel is ready", async () => {
         });
         s.default(() => say("default"));
       });
-    }, seed);
+    }, { seed });
     assertEquals(lines, ["value 0", "ok false"], `seed ${seed}`);
   }
 });
 
 Deno.test("select() send on a closed channel panics", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const ch = makeChannel({ capacity: 1, dtype: "int64" });
     closeChannel(ch);
     select((s) => {
@@ -185,7 +163,7 @@ Deno.test("select() send on a closed channel panics", async () => {
 });
 
 Deno.test("select() send of another dtype on a typed channel panics naming both", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const ch = makeChannel({ capacity: 1, dtype: "int32" });
     select((s) => s.send(ch, fillConstant({ shape: [1], value: 1 })));
   });
@@ -340,7 +318,7 @@ Deno.test("select() sends meet select() receives (doubleselect)", async () => {
 });
 
 Deno.test("select() panic in a case body names the op inside the case", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const ch = makeChannel({ capacity: 1, dtype: "int64" });
     send(ch, int64(1));
     const nil = nilChannel("nil_channel");
@@ -375,7 +353,7 @@ function twoReadyChannels(n: number): () => void {
 
 Deno.test("select() chooses uniformly among ready cases (TestSelectFairness)", async () => {
   for (const seed of [1, 7, 12345]) {
-    const lines = await printedBy(twoReadyChannels(2_000), seed);
+    const lines = await printedBy(twoReadyChannels(2_000), { seed });
     assertEquals(lines.length, 2_000);
     const a = lines.filter((l) => l === "a 0").length;
     assert(a >= 800 && a <= 1_200, `seed ${seed}: case a chosen ${a} times`);
@@ -393,7 +371,7 @@ Deno.test("select() chooses uniformly among four ready cases", async () => {
           channels.forEach((c, k) => s.recv(c, () => print(int64(k))))
         ),
     );
-  }, 3);
+  }, { seed: 3 });
   for (const k of ["0", "1", "2", "3"]) {
     const n = lines.filter((l) => l === k).length;
     // Binomial(4000, 1/4): mean 1000, sd 27; the bounds are 7 sd out.
@@ -420,9 +398,9 @@ Deno.test("select() picks randomly among ready sends (TestPseudoRandomSend)", as
 });
 
 Deno.test("select() makes the same choices for the same seed", async () => {
-  const first = await printedBy(twoReadyChannels(500), 7);
-  const again = await printedBy(twoReadyChannels(500), 7);
-  const other = await printedBy(twoReadyChannels(500), 8);
+  const first = await printedBy(twoReadyChannels(500), { seed: 7 });
+  const again = await printedBy(twoReadyChannels(500), { seed: 7 });
+  const other = await printedBy(twoReadyChannels(500), { seed: 8 });
   assertEquals(again, first);
   assertNotEquals(other, first);
 });
@@ -522,7 +500,7 @@ for (const [what, cases, subBlocks, named] of INVALID_SELECTS) {
 
 Deno.test("validate() rejects a builder select with two defaults before running", async () => {
   const lines: string[] = [];
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     say("must not print");
     select((s) => {
       s.default();

@@ -30,23 +30,9 @@ import {
   whileLoop,
 } from "../../../mod.ts";
 import { Deadlock } from "../../../scheduler/mod.ts";
-
-function int64(value: number): Variable {
-  return fillConstant({ shape: [1], dtype: "int64", value });
-}
-
-function buildProgram(build: () => void): Program {
-  const program = new Program();
-  program.guard(build);
-  return program;
-}
-
-async function printedBy(build: () => void, seed = 1): Promise<string[]> {
-  const lines: string[] = [];
-  await new Executor({ seed, print: (l) => lines.push(l) })
-    .run(buildProgram(build));
-  return lines;
-}
+import { int64 } from "../../_helpers/int64.ts";
+import { buildProgram, printedBy } from "../../_helpers/run_program.ts";
+import { within } from "../../_helpers/within.ts";
 
 Deno.test("sleep() parks the thread and then goes on", async () => {
   const lines = await printedBy(() => {
@@ -110,7 +96,7 @@ Deno.test("after() delivers a bool tensor of shape [1]", async () => {
 });
 
 Deno.test("after() channel received from again after firing deadlocks", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const t = after(1);
     recv(t);
     recv(t);
@@ -140,7 +126,7 @@ Deno.test("after() times out a select whose other case never becomes ready", asy
 });
 
 Deno.test("sleep() of a goroutine delays a deadlock until it has finished", async () => {
-  const program = buildProgram(() => {
+  const [program] = buildProgram(() => {
     const never = makeChannel({ dtype: "int64" });
     go(() => sleep(3));
     recv(never);
@@ -164,19 +150,6 @@ Deno.test("the run ends with a goroutine asleep, leaving no timer behind", async
   assertEquals(lines, ["main done 0"]);
 });
 
-/** `promise`, or a rejection if it has not settled in `ms`: a hang guard. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled in ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Sets `running` false when `stop` is ready; else counts a spin. */
 function spinUntil(stop: Variable, running: Variable, spins: Variable): void {
   select((s) => {
@@ -193,6 +166,7 @@ function spinUntil(stop: Variable, running: Variable, spins: Variable): void {
 
 Deno.test("after() fires while the only green thread spins on a select default", async () => {
   const lines = await within(
+    20_000,
     printedBy(() => {
       const t = after(2);
       const spins = int64(0);
@@ -200,13 +174,13 @@ Deno.test("after() fires while the only green thread spins on a select default",
       whileLoop(running, () => spinUntil(t, running, spins));
       print(running, { message: "running" });
     }),
-    20_000,
   );
   assertEquals(lines, ["running false"]);
 });
 
 Deno.test("sleep() wakes while another green thread spins", async () => {
   const lines = await within(
+    20_000,
     printedBy(() => {
       const quit = makeChannel({ dtype: "int64" });
       const done = makeChannel({ dtype: "int64" });
@@ -224,13 +198,13 @@ Deno.test("sleep() wakes while another green thread spins", async () => {
       closeChannel(quit);
       print(recv(done), { message: "spinner stopped" });
     }),
-    20_000,
   );
   assertEquals(lines, ["spinner stopped 1"]);
 });
 
 Deno.test("sleep() wakes while another green thread runs a loop of scalar ops", async () => {
   const lines = await within(
+    20_000,
     printedBy(() => {
       const running = fillConstant({ shape: [1], dtype: "bool", value: true });
       go(() => {
@@ -243,7 +217,6 @@ Deno.test("sleep() wakes while another green thread runs a loop of scalar ops", 
       fillConstant({ shape: [1], dtype: "bool", value: false, out: running });
       print(running, { message: "main done, running" });
     }),
-    20_000,
   );
   assertEquals(lines, ["main done, running false"]);
 });

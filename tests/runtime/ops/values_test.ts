@@ -22,6 +22,7 @@ import {
   uniformRandom,
 } from "../../../mod.ts";
 import { VALUE_OPS } from "../../../runtime/ops/values.ts";
+import { int64 } from "../../_helpers/int64.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";
 import {
   printedBy,
@@ -29,9 +30,6 @@ import {
   runProgram,
   tensorOf,
 } from "../../_helpers/run_program.ts";
-
-const int64 = (v: number | bigint) =>
-  fillConstant({ shape: [1], dtype: "int64", value: v });
 
 testOpCases("VALUE_OPS", VALUE_OPS, {
   fill_constant: [

@@ -1,7 +1,8 @@
-// A time limit for tests that would hang if the runtime were wrong, and a
-// way to let every runnable green thread run.
-
-import { setImmediate } from "node:timers";
+/**
+ * A time limit for tests that would hang if the runtime were wrong.
+ *
+ * @module
+ */
 
 /**
  * Settles like `promise`, or rejects if it has not settled after `ms`.
@@ -20,14 +21,4 @@ export async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * Lets every runnable green thread run until it parks or finishes: waits
- * for one macrotask, by which time the microtask queue is empty.
- *
- * @returns A promise that fulfils after the macrotask.
- */
-export function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
