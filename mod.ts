@@ -27,10 +27,7 @@
  * @module
  */
 export * from "./runtime/program.ts";
-export * from "./runtime/layers.ts";
-export * from "./runtime/control_layers.ts";
-export * from "./runtime/concurrency_layers.ts";
-export * from "./runtime/data_layers.ts";
+export * from "./runtime/layers/mod.ts";
 export { Executor } from "./runtime/executor.ts";
 export type {
   ExecutorOptions,

@@ -28,17 +28,26 @@ import { kindOfValue } from "./value.ts";
  *
  * @example Usage
  * ```ts
- * import { Program, fillConstant, increment } from "./program.ts";
- * import { Executor } from "./executor.ts";
+ * import { fillConstant, increment, Program } from "../mod.ts";
+ * import { Scope } from "./scope.ts";
+ * import { PreparedProgram } from "./prepare.ts";
+ * import { runBlock } from "./block_runner.ts";
+ * import { Scheduler } from "../scheduler/scheduler.ts";
+ * import { currentThread } from "../scheduler/green_thread.ts";
+ * import { cpuDevice } from "../kernels/cpu/device.ts";
+ * import { Tensor } from "../kernels/tensor.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const program = new Program();
- * program.guard(() => {
- *   const x = fillConstant({ shape: [1], dtype: "int64", value: 1 });
- *   increment(x, { out: x });
- * });
- * const { scope } = await new Executor().run(program);
- * assertEquals(scope.get("fill_constant_0.out")?.toString(), undefined);
+ * const x = program.guard(() => increment(fillConstant({ shape: [1], dtype: "int64", value: 1 })));
+ * const block = new PreparedProgram(program.desc).block(0);
+ * const scope = new Scope(block.layout);
+ * const scheduler = new Scheduler({ seed: 1 });
+ * const run = { scheduler, device: cpuDevice, seed: 1, random: Math.random, print: console.log };
+ * await scheduler.run(() => runBlock(block, scope, { run, thread: currentThread()! }));
+ * const value = scope.get(x.name);
+ * if (!(value instanceof Tensor)) throw new Error("x holds no tensor");
+ * assertEquals(value.item(0), 2n);
  * ```
  */
 export function runBlock(

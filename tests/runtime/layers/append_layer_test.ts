@@ -1,11 +1,7 @@
 import { assertEquals, assertStrictEquals, assertThrows } from "@std/assert";
-import { AttrType } from "../../gen/rill/v1/framework_pb.ts";
 import {
   appendLayer,
   arrayLength,
-  arrayRead,
-  arrayToTensor,
-  arrayWrite,
   assign,
   assignValue,
   cast,
@@ -15,13 +11,11 @@ import {
   equal,
   fillConstant,
   gather,
-  increment,
   lessThan,
   logicalNot,
   matmul,
   mean,
   mul,
-  print,
   Program,
   range,
   reduceMean,
@@ -30,13 +24,11 @@ import {
   shape,
   slice,
   softmax,
-  split,
-  splitToArray,
   sum,
   transpose,
   type Variable,
-} from "../../mod.ts";
-import { buildProgram } from "../_helpers/run_program.ts";
+} from "../../../mod.ts";
+import { buildProgram } from "../../_helpers/run_program.ts";
 
 /** The declared dtype and shape of a variable. */
 const typeOf = (v: Variable) => ({ dtype: v.dtype, shape: v.shape });
@@ -97,18 +89,6 @@ Deno.test("builder functions declare outputs with the dtype and shape the op inf
   });
 });
 
-Deno.test("builder functions declare array and tensor outputs of array ops", () => {
-  buildProgram(() => {
-    const i = fillConstant({ shape: [1], dtype: "int64" });
-    const a = arrayWrite(fillConstant({ shape: [2] }), i);
-    assertEquals(a.kind, "array");
-    assertEquals(arrayRead(a, i).kind, "tensor");
-    assertEquals(arrayToTensor(a).kind, "tensor");
-    assertEquals(splitToArray(fillConstant({ shape: [4] }), i).kind, "array");
-    assertEquals(assign(a).kind, "array");
-  });
-});
-
 Deno.test("builder functions name new variables uniquely by op and slot", () => {
   const [program, names] = buildProgram(() =>
     [
@@ -134,74 +114,6 @@ Deno.test("builder functions write into the `out` variable when given", () => {
   const ops = program.desc.blocks[0].ops;
   assertEquals(ops[2].outputs[0].arguments, ["fill_constant.out_0"]);
   assertEquals(program.desc.blocks[0].vars.length, 2);
-});
-
-Deno.test("increment() rebinds its input unless `out` is given", () => {
-  buildProgram(() => {
-    const i = fillConstant({ shape: [1], dtype: "int64" });
-    assertEquals(increment(i).name, i.name);
-    const j = fillConstant({ shape: [1], dtype: "int64" });
-    assertEquals(increment(i, { out: j }).name, j.name);
-  });
-});
-
-Deno.test("split() returns one variable per part", () => {
-  buildProgram(() => {
-    const x = fillConstant({ shape: [6] });
-    assertEquals(split(x, { num: 3 }).length, 3);
-    assertEquals(split(x, { sections: [1, 5] }).length, 2);
-  });
-});
-
-Deno.test("fillConstant() adds str_value only when float32 cannot hold the value", () => {
-  const [program] = buildProgram(() => {
-    fillConstant({ shape: [1], value: 2 });
-    fillConstant({ shape: [1], dtype: "float64", value: 0.1 });
-    fillConstant({ shape: [1], dtype: "int64", value: 123456789 });
-    fillConstant({ shape: [1], dtype: "int64", value: 2n ** 60n });
-  });
-  const strValues = program.desc.blocks[0].ops.map((op) =>
-    op.attrs.find((a) => a.name === "str_value")?.s
-  );
-  assertEquals(strValues, [
-    undefined,
-    "0.1",
-    "123456789",
-    "1152921504606846976",
-  ]);
-});
-
-Deno.test("assignValue() stores values in the field its dtype names", () => {
-  const [program] = buildProgram(() => {
-    assignValue([1.5]);
-    assignValue([1], { dtype: "int32" });
-    assignValue([1n], { dtype: "int64" });
-    assignValue([true], { dtype: "bool" });
-    assignValue([0.5], { dtype: "float64" });
-  });
-  const fields = program.desc.blocks[0].ops.map((op) =>
-    op.attrs.map((a) => a.name).find((n) => n.endsWith("_values"))
-  );
-  assertEquals(fields, [
-    "fp32_values",
-    "int32_values",
-    "int64_values",
-    "bool_values",
-    "fp32_values",
-  ]);
-});
-
-Deno.test("print() appends a print op with its message", () => {
-  const [program] = buildProgram(() =>
-    print(fillConstant({ shape: [1] }), { message: "m" })
-  );
-  const op = program.desc.blocks[0].ops[1];
-  assertEquals(op.type, "print");
-  assertEquals(op.inputs[0].arguments, ["fill_constant.out_0"]);
-  assertEquals(
-    op.attrs.map((a) => [a.name, a.type, a.s]),
-    [["message", AttrType.STRING, "m"]],
-  );
 });
 
 Deno.test("appendLayer() rejects an unknown op", () => {

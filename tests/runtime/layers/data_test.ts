@@ -33,11 +33,11 @@ import {
   Tensor,
   VarType_Type,
   whileLoop,
-} from "../../mod.ts";
-import { int64 } from "../_helpers/int64.ts";
-import { printedBy } from "../_helpers/run_program.ts";
-import { slotsOf } from "../_helpers/slots_of.ts";
-import { withTempDir } from "../_helpers/with_temp_dir.ts";
+} from "../../../mod.ts";
+import { int64 } from "../../_helpers/int64.ts";
+import { printedBy } from "../../_helpers/run_program.ts";
+import { slotsOf } from "../../_helpers/slots_of.ts";
+import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
 function attrsOf(op: OpDesc): Record<string, string | number> {
   return Object.fromEntries(

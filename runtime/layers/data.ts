@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { DType } from "../kernels/dtype.ts";
-import { codeOfDType } from "./dtype_codes.ts";
-import { appendLayer } from "./layers.ts";
-import { defaultProgram, type Variable } from "./program.ts";
+import type { DType } from "../../kernels/dtype.ts";
+import { codeOfDType } from "../dtype_codes.ts";
+import { defaultProgram, type Variable } from "../program.ts";
+import { appendLayer } from "./append_layer.ts";
 
 /** Options of `read`. */
 export interface ReadOptions {
@@ -30,7 +30,7 @@ export interface ReadOptions {
  *
  * @example Usage
  * ```ts
- * import { Program, read } from "../mod.ts";
+ * import { Program, read } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();
@@ -67,7 +67,7 @@ export function read(
  *
  * @example Usage
  * ```ts
- * import { fillConstant, Program, save } from "../mod.ts";
+ * import { fillConstant, Program, save } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();
@@ -87,7 +87,7 @@ export function save(x: Variable, path: string): void {
  *
  * @example Usage
  * ```ts
- * import { load, Program } from "../mod.ts";
+ * import { load, Program } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();

@@ -10,9 +10,9 @@ import {
   lessThan,
   print,
   whileLoop,
-} from "../../mod.ts";
-import { int64 } from "../_helpers/int64.ts";
-import { buildProgram, printedBy } from "../_helpers/run_program.ts";
+} from "../../../mod.ts";
+import { int64 } from "../../_helpers/int64.ts";
+import { buildProgram, printedBy } from "../../_helpers/run_program.ts";
 
 Deno.test("whileLoop() builds a while op over a child block, listing its free variables", () => {
   const [program] = buildProgram(() => {

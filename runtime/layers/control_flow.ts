@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { outerVariables } from "./free_variables.ts";
-import { fillConstant, increment, lessThan, logicalNot } from "./layers.ts";
-import { defaultProgram, type Variable } from "./program.ts";
+import { outerVariables } from "../free_variables.ts";
+import { defaultProgram, type Variable } from "../program.ts";
+import { lessThan, logicalNot } from "./elementwise.ts";
+import { fillConstant, increment } from "./values.ts";
 
 /**
  * `while`: runs `body` while `cond` is true. The body must update `cond`
@@ -18,7 +19,7 @@ import { defaultProgram, type Variable } from "./program.ts";
  *
  * @example Usage
  * ```ts
- * import { Executor, fillConstant, increment, lessThan, print, Program, whileLoop } from "../mod.ts";
+ * import { Executor, fillConstant, increment, lessThan, print, Program, whileLoop } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();
@@ -78,7 +79,7 @@ function conditional(cond: Variable, body: () => void): void {
  *
  * @example Usage
  * ```ts
- * import { Executor, fillConstant, greaterThan, ifElse, print, Program } from "../mod.ts";
+ * import { Executor, fillConstant, greaterThan, ifElse, print, Program } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();
@@ -111,7 +112,7 @@ export function ifElse(
  *
  * @example Usage
  * ```ts
- * import { Executor, forRange, print, Program } from "../mod.ts";
+ * import { Executor, forRange, print, Program } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();

@@ -1,0 +1,247 @@
+/**
+ * Builders for the reductions and products: `reduce_*`, `mean`, `softmax`,
+ * `sum`, `mul`, `matmul`.
+ *
+ * @module
+ */
+import type { Variable } from "../program.ts";
+import { out1, type OutOptions, unaryBuilder } from "./append_layer.ts";
+import type { UnaryBuilder } from "./elementwise.ts";
+
+/** Options of the `reduce_*` builders. */
+export interface ReduceOptions extends OutOptions {
+  /** The dims to reduce; empty: all. @default {[]} */
+  dim?: readonly number[];
+  /** Keep reduced dims as size 1. @default {false} */
+  keepDim?: boolean;
+}
+
+/** A builder of a `reduce_*` op. */
+export type ReduceBuilder = (x: Variable, options?: ReduceOptions) => Variable;
+
+function reduceBuilder(type: string): ReduceBuilder {
+  return (x, options = {}) =>
+    out1(type, { X: x }, {
+      dim: options.dim,
+      keep_dim: options.keepDim,
+      reduce_all: options.dim === undefined || options.dim.length === 0
+        ? true
+        : undefined,
+    }, options);
+}
+
+/**
+ * `mean`: Out = the mean of every element, shape [1].
+ *
+ * @example Usage
+ * ```ts
+ * import { mean, fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => mean(fillConstant({ shape: [1] })));
+ * assertEquals(y.kind, "tensor");
+ * ```
+ */
+export const mean: UnaryBuilder = unaryBuilder("mean");
+
+/**
+ * `reduce_sum`: Out = the sum of x over `dim` (every dim when none given).
+ *
+ * @example Usage
+ * ```ts
+ * import { reduceSum, fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => reduceSum(fillConstant({ shape: [2, 3] }), { dim: [1] }));
+ * assertEquals(y.shape, [2]);
+ * ```
+ */
+export const reduceSum: ReduceBuilder = reduceBuilder("reduce_sum");
+
+/**
+ * `reduce_mean`: Out = the mean of x over `dim` (every dim when none given).
+ *
+ * @example Usage
+ * ```ts
+ * import { reduceMean, fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => reduceMean(fillConstant({ shape: [2, 3] }), { dim: [1] }));
+ * assertEquals(y.shape, [2]);
+ * ```
+ */
+export const reduceMean: ReduceBuilder = reduceBuilder("reduce_mean");
+
+/**
+ * `reduce_max`: Out = the max of x over `dim` (every dim when none given).
+ *
+ * @example Usage
+ * ```ts
+ * import { reduceMax, fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => reduceMax(fillConstant({ shape: [2, 3] }), { dim: [1] }));
+ * assertEquals(y.shape, [2]);
+ * ```
+ */
+export const reduceMax: ReduceBuilder = reduceBuilder("reduce_max");
+
+/**
+ * `reduce_min`: Out = the min of x over `dim` (every dim when none given).
+ *
+ * @example Usage
+ * ```ts
+ * import { reduceMin, fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => reduceMin(fillConstant({ shape: [2, 3] }), { dim: [1] }));
+ * assertEquals(y.shape, [2]);
+ * ```
+ */
+export const reduceMin: ReduceBuilder = reduceBuilder("reduce_min");
+
+/**
+ * `reduce_prod`: Out = the product of x over `dim` (every dim when none given).
+ *
+ * @example Usage
+ * ```ts
+ * import { reduceProd, fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => reduceProd(fillConstant({ shape: [2, 3] }), { dim: [1] }));
+ * assertEquals(y.shape, [2]);
+ * ```
+ */
+export const reduceProd: ReduceBuilder = reduceBuilder("reduce_prod");
+
+/**
+ * `softmax` along `axis`.
+ *
+ * @param x The input.
+ * @param options Axis (default -1), where to write.
+ * @returns The output variable.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, Program, softmax } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * assertEquals(p.guard(() => softmax(fillConstant({ shape: [2, 4] }))).shape, [2, 4]);
+ * ```
+ */
+export function softmax(
+  x: Variable,
+  options: OutOptions & { axis?: number } = {},
+): Variable {
+  return out1("softmax", { X: x }, { axis: options.axis }, options);
+}
+
+/**
+ * `sum`: the elementwise sum of every input.
+ *
+ * @param xs The inputs, of one shape.
+ * @param options Where to write.
+ * @returns The output variable.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, Program, sum } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const s = p.guard(() => sum([fillConstant({ shape: [2] }), fillConstant({ shape: [2] })]));
+ * assertEquals(s.shape, [2]);
+ * ```
+ */
+export function sum(
+  xs: readonly Variable[],
+  options: OutOptions = {},
+): Variable {
+  return out1("sum", { X: xs }, {}, options);
+}
+
+/** Options of `mul`. */
+export interface MulOptions extends OutOptions {
+  /** Dims of x that form the rows. @default {1} */
+  xNumColDims?: number;
+  /** Dims of y that form the rows. @default {1} */
+  yNumColDims?: number;
+}
+
+/**
+ * `mul`: Fluid's 2-D matrix product (the design doc's `mult`).
+ *
+ * @param x Left matrix.
+ * @param y Right matrix.
+ * @param options Flattening dims, where to write.
+ * @returns The output variable.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, mul, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => mul(fillConstant({ shape: [2, 3] }), fillConstant({ shape: [3, 4] })));
+ * assertEquals(y.shape, [2, 4]);
+ * ```
+ */
+export function mul(
+  x: Variable,
+  y: Variable,
+  options: MulOptions = {},
+): Variable {
+  return out1("mul", { X: x, Y: y }, {
+    x_num_col_dims: options.xNumColDims,
+    y_num_col_dims: options.yNumColDims,
+  }, options);
+}
+
+/** Options of `matmul`. */
+export interface MatmulOptions extends OutOptions {
+  /** Transpose x's last two dims. @default {false} */
+  transposeX?: boolean;
+  /** Transpose y's last two dims. @default {false} */
+  transposeY?: boolean;
+  /** Scales the product. @default {1} */
+  alpha?: number;
+}
+
+/**
+ * `matmul`: batched matrix product with broadcast batch dims.
+ *
+ * @param x Left.
+ * @param y Right.
+ * @param options Transposes, alpha, where to write.
+ * @returns The output variable.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, matmul, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() =>
+ *   matmul(fillConstant({ shape: [5, 2, 3] }), fillConstant({ shape: [4, 3] }), { transposeY: true })
+ * );
+ * assertEquals(y.shape, [5, 2, 4]);
+ * ```
+ */
+export function matmul(
+  x: Variable,
+  y: Variable,
+  options: MatmulOptions = {},
+): Variable {
+  return out1("matmul", { X: x, Y: y }, {
+    transpose_X: options.transposeX,
+    transpose_Y: options.transposeY,
+    alpha: options.alpha,
+  }, options);
+}
