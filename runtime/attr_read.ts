@@ -6,7 +6,7 @@
  * @module
  */
 import { AttrType, type OpDesc_Attr } from "../gen/rill/v1/framework_pb.ts";
-import type { AttrKind, AttrSchema, AttrValueOf } from "./op_def.ts";
+import type { AttrKind, AttrSchema, AttrSpec, AttrValueOf } from "./op_def.ts";
 
 /** The `AttrType` each attribute kind is stored as. */
 export const ATTR_TYPE_OF_KIND: Readonly<Record<AttrKind, AttrType>> = {
@@ -85,18 +85,19 @@ export function readAttrs(
   schema: AttrSchema,
   attrs: readonly OpDesc_Attr[],
 ): Record<string, unknown> {
-  const given = new Map<string, OpDesc_Attr>();
-  for (const a of attrs) {
-    if (given.has(a.name)) throw new AttrError(a.name, "given twice");
-    if (!(a.name in schema)) {
-      if (FLUID_COMMON_ATTRS.has(a.name)) continue;
-      throw new AttrError(a.name, "unknown attribute");
+  for (let i = 0; i < attrs.length; i++) {
+    const name = attrs[i].name;
+    if (!(name in schema) && !FLUID_COMMON_ATTRS.has(name)) {
+      throw new AttrError(name, "unknown attribute");
     }
-    given.set(a.name, a);
+    // An op has a handful of attributes: a scan beats building a map.
+    for (let j = 0; j < i; j++) {
+      if (attrs[j].name === name) throw new AttrError(name, "given twice");
+    }
   }
   const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(schema)) {
-    const a = given.get(name);
+  for (const [name, spec] of entriesOf(schema)) {
+    const a = attrs.find((x) => x.name === name);
     if (a === undefined) {
       if (spec.required) throw new AttrError(name, "required but absent");
       values[name] = spec.default;
@@ -105,6 +106,17 @@ export function readAttrs(
     }
   }
   return values;
+}
+
+const ENTRIES = new WeakMap<AttrSchema, [string, AttrSpec][]>();
+
+// A schema's entries, listed once: every op of a type reads the same schema.
+function entriesOf(schema: AttrSchema): [string, AttrSpec][] {
+  let entries = ENTRIES.get(schema);
+  if (entries === undefined) {
+    ENTRIES.set(schema, entries = Object.entries(schema));
+  }
+  return entries;
 }
 
 function readOne<K extends AttrKind>(

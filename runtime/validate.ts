@@ -65,6 +65,20 @@ const slotNames = (side: string) => {
 const inputAt = slotNames("input");
 const outputAt = slotNames("output");
 
+const SLOT_MAPS = new WeakMap<object, ReadonlyMap<string, SlotSpec>>();
+
+// Slot names in a decoded program are fresh strings; a Map looks them up by
+// their cached hash, where an object property lookup would first intern each.
+function slotMap(
+  specs: Readonly<Record<string, SlotSpec>>,
+): ReadonlyMap<string, SlotSpec> {
+  let map = SLOT_MAPS.get(specs);
+  if (map === undefined) {
+    SLOT_MAPS.set(specs, map = new Map(Object.entries(specs)));
+  }
+  return map;
+}
+
 const REQUIRED = new WeakMap<object, readonly string[]>();
 
 function requiredSlots(
@@ -221,8 +235,9 @@ class Validator {
     where: ProgramErrorWhere,
   ): Map<string, VarInfo[]> {
     const seen = new Map<string, VarInfo[]>();
+    const slots = slotMap(specs);
     for (const v of given) {
-      const spec = specs[v.parameter];
+      const spec = slots.get(v.parameter);
       const at = side === "input"
         ? inputAt(v.parameter)
         : outputAt(v.parameter);

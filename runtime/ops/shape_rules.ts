@@ -55,7 +55,19 @@ export function broadcastRule(
 ): InferredType {
   const out: InferredType = { dtype: dtype ?? x?.dtype };
   if (x?.shape === undefined || y?.shape === undefined) return out;
+  if (axis < 0 && sameKnownShape(x.shape, y.shape)) {
+    return { ...out, shape: x.shape };
+  }
   return { ...out, shape: broadcastWithUnknowns(x.shape, y.shape, axis) };
+}
+
+// The common case of same-shape operands, without the general rule's arrays.
+function sameKnownShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i] || a[i] < 0) return false;
+  }
+  return true;
 }
 
 // Unknown (-1) dimensions match anything; the known ones must broadcast.
