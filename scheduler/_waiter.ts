@@ -135,6 +135,23 @@ export interface SelectOutcome {
   ok: boolean;
 }
 
+// The promise executor stores the resolving functions on `parking`, which
+// the caller sets just before `new Promise` runs the executor synchronously:
+// one shared executor instead of a closure per park.
+let parking: {
+  resolve: (value: never) => void;
+  reject: (error: unknown) => void;
+} | undefined;
+
+function captureResolvers(
+  resolve: (value: never) => void,
+  reject: (error: unknown) => void,
+): void {
+  parking!.resolve = resolve;
+  parking!.reject = reject;
+  parking = undefined;
+}
+
 /**
  * Parks the current thread on `w`, queued in `queue`, until a waker resumes
  * it; abandons it (a promise that never settles, nothing queued) when its
@@ -153,10 +170,8 @@ export function park(
     blockThread(thread, reason, w);
   }
   queue.push(w);
-  const p = new Promise((resolve, reject) => {
-    w.resolve = resolve;
-    w.reject = reject;
-  });
+  parking = w;
+  const p = new Promise(captureResolvers);
   if (signal !== undefined) {
     w.signal = signal;
     w.onAbort = () => abortWaiter(w);
@@ -181,10 +196,8 @@ export function parkSelect(
     rec.thread = thread;
     blockThread(thread, reason, rec);
   }
-  const p = new Promise<SelectOutcome>((resolve, reject) => {
-    rec.resolve = resolve;
-    rec.reject = reject;
-  });
+  parking = rec;
+  const p = new Promise<SelectOutcome>(captureResolvers);
   if (signal !== undefined) {
     rec.signal = signal;
     rec.onAbort = () => abortSelect(rec);
@@ -227,7 +240,7 @@ export function completeWithPanic(w: Waiter, panic: Panic): void {
 export function resume(w: Waiter): void {
   const rec = w.select;
   if (rec !== null) return resumeSelect(rec);
-  if (w.thread !== undefined && !unblockThread(w.thread)) return;
+  if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
   if (w.signal !== undefined) unwatch(w.signal, w.onAbort!, w.thread);
   if (w.panic !== undefined) w.reject(w.panic);
   else if (w.kind === RECV) w.resolve(w.value);
@@ -236,7 +249,7 @@ export function resume(w: Waiter): void {
 }
 
 function resumeSelect(rec: SelectRecord): void {
-  if (rec.thread !== undefined && !unblockThread(rec.thread)) return;
+  if (rec.thread !== undefined && !unblockThread(rec.thread, rec)) return;
   if (rec.signal !== undefined) unwatch(rec.signal, rec.onAbort!, rec.thread);
   if (rec.panic !== undefined) rec.reject(rec.panic);
   else rec.resolve({ index: rec.index, value: rec.value, ok: rec.ok });
@@ -265,7 +278,7 @@ function unwatch(
 function abortWaiter(w: Waiter): void {
   if (w.queue === null) return; // completed already
   w.queue.remove(w);
-  if (w.thread !== undefined && !unblockThread(w.thread)) return;
+  if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
   if (w.thread !== undefined) runOf(w.thread).settle();
   w.reject(w.signal!.reason);
 }
@@ -273,7 +286,7 @@ function abortWaiter(w: Waiter): void {
 function abortSelect(rec: SelectRecord): void {
   if (rec.index !== -1) return; // fired already
   rec.unlink();
-  if (rec.thread !== undefined && !unblockThread(rec.thread)) return;
+  if (rec.thread !== undefined && !unblockThread(rec.thread, rec)) return;
   if (rec.thread !== undefined) runOf(rec.thread).settle();
   rec.reject(rec.signal!.reason);
 }

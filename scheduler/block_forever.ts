@@ -19,9 +19,6 @@ export interface BlockForeverOptions {
   signal?: AbortSignal;
 }
 
-// Nothing queued anywhere: nothing to unlink.
-const NOWHERE: Parked = { unlink() {} };
-
 function noop(): void {}
 
 /**
@@ -59,13 +56,15 @@ export function blockForever(
   }
   const run = runOf(thread);
   if (run.ended) return new Promise(noop);
-  blockThread(thread, reason, NOWHERE);
+  // Nothing is queued anywhere: nothing to unlink.
+  const nowhere: Parked = { unlink: noop };
+  blockThread(thread, reason, nowhere);
   if (signal === undefined) return new Promise(noop);
   // The signal may fire from outside the run: pending work until it does.
   run.pending++;
   return new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => {
-      if (!unblockThread(thread)) return;
+      if (!unblockThread(thread, nowhere)) return;
       run.settle();
       reject(signal.reason);
     }, { once: true });

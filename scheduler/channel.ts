@@ -67,6 +67,9 @@ const EMPTY: { state: "empty" } = Object.freeze({ state: "empty" });
 // Returned by #poll when the receive must park; never a channel value.
 const MUST_PARK: unique symbol = Symbol("must park");
 
+// Friend functions: select.ts needs a channel's private state. The static
+// block at the end of Channel assigns them; mod.ts does not export them.
+
 /** True when a receive on `ch` completes at once (select's pass 1). */
 export let canRecv: (ch: Channel<unknown>) => boolean;
 /** True when a send on `ch` completes or panics at once (select's pass 1). */
@@ -424,9 +427,9 @@ export class Channel<T> {
         buf[h] = w.value as T;
         this.#head = h + 1 === buf.length ? 0 : h + 1;
       }
+      this.#polledOk = true;
       complete(w, undefined, true);
       resume(w);
-      this.#polledOk = true;
       return v;
     }
     // A buffered value: take the head of the ring.

@@ -8,14 +8,17 @@
 //
 // Invariants:
 //   state is "blocked" exactly while the thread is counted in its run's
-//   `blocked` and `#parked` names what it waits on; a thread is woken at most
-//   once per park (unblockThread clears `#parked`).
+//   `blocked`, and then `#parked` names the operation it waits on: the one it
+//   parked last, which the code awaits. Only resuming that operation makes
+//   the thread runnable; each operation resumes at most once.
 //   "done" is final; done settles once, when the thread's function settles.
 //   A thread is on its run's live list (liveHead..liveTail, linked through
 //   #prevLive/#nextLive) from spawn until it is done.
-//   A thread may finish with an operation still parked (a promise it did
-//   not await); that operation leaves the run's accounting when the thread
-//   finishes and may still resume later.
+//   Code may park an operation without awaiting it at once (a promise it
+//   drops or awaits later). The thread counts as blocked on whichever
+//   operation it parked last, even while it awaits something else (hold()
+//   covers such a wait); an earlier operation completing does not make it
+//   runnable, and none is counted after the thread is done.
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Panic } from "./panic.ts";
@@ -65,6 +68,10 @@ export function currentThread(): GreenThread | undefined {
   return storage.getStore();
 }
 
+// Friend functions: the scheduler, the waiters and the timers need a
+// thread's private state. The static block at the end of GreenThread
+// assigns them; mod.ts does not export them.
+
 /** Makes a thread; only Scheduler calls this. */
 export let newThread: (
   run: RunState,
@@ -76,24 +83,28 @@ export let newThread: (
 export let enterThread: <R>(thread: GreenThread, fn: () => R) => R;
 /** The run a thread belongs to. */
 export let runOf: (thread: GreenThread) => RunState;
-/** Parks a runnable thread: precondition state "runnable", run not ended. */
+/**
+ * Counts a thread as parked. Precondition: its run has not ended. A done
+ * thread (an operation it left running parks) is not counted.
+ */
 export let blockThread: (
   thread: GreenThread,
   reason: WaitReason,
   parked: Parked,
 ) => void;
 /**
- * Makes a blocked thread runnable again. Returns false, changing nothing,
- * when its run has ended: the caller must then not resume the thread.
+ * Resumes an operation of `thread`: the thread becomes runnable if that is
+ * the operation it waits on. Returns false, changing nothing, when its run
+ * has ended: the caller must then not resume anything.
  */
-export let unblockThread: (thread: GreenThread) => boolean;
+export let unblockThread: (thread: GreenThread, parked: Parked) => boolean;
 /** Adds a new thread to its run's live list. */
 export let linkThread: (thread: GreenThread) => void;
 /** The live threads of a run, in spawn order. */
 export let liveThreads: (run: RunState) => GreenThread[];
 /**
- * Marks a thread done and takes it off the live list, settling `done` with its panic if any. Returns
- * whether anyone has asked for `done`.
+ * Marks a thread done and takes it off the live list, settling `done` with
+ * its panic if any. Returns whether anyone has asked for `done`.
  */
 export let finishThread: (
   thread: GreenThread,
@@ -225,17 +236,19 @@ export class GreenThread {
     enterThread = (thread, fn) => storage.run(thread, fn);
     runOf = (thread) => thread.#run;
     blockThread = (thread, reason, parked) => {
-      thread.#state = "blocked";
+      if (thread.#state === "done") return;
       thread.#waitReason = reason;
       thread.#parked = parked;
+      if (thread.#state === "blocked") return; // counted already
+      thread.#state = "blocked";
       const run = thread.#run;
       run.blocked++;
       if (!run.checkQueued) run.queueCheck();
     };
-    unblockThread = (thread) => {
+    unblockThread = (thread, parked) => {
       const run = thread.#run;
       if (run.ended) return false;
-      if (thread.#state === "done") return true; // an orphaned operation
+      if (thread.#parked !== parked) return true; // not what it waits on
       thread.#state = "runnable";
       thread.#waitReason = undefined;
       thread.#parked = undefined;

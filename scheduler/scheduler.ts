@@ -69,7 +69,10 @@ const CALLS_PER_CLOCK_READ = 256;
 // ...and yields to the event loop once a slice of this many ms has passed.
 const SLICE_MS = 4;
 
-/** The RunState behind a scheduler (for timers and parking). */
+/**
+ * The RunState behind a scheduler (for timers and parking): a friend
+ * function, assigned by Scheduler's static block, not exported by mod.ts.
+ */
 export let runStateOf: (scheduler: Scheduler) => RunState;
 
 function noop(): void {}
@@ -235,7 +238,9 @@ export class Scheduler {
   /**
    * Registers pending work outside the threads (file I/O, a GPU read-back,
    * an RPC) whose completion will wake a thread through a channel, so that
-   * threads waiting for it are not reported as deadlocked.
+   * threads waiting for it are not reported as deadlocked. A thread that
+   * simply awaits such work needs no hold: it is not blocked on a channel
+   * (unless it left a channel operation parked before awaiting).
    *
    * @returns A function that releases the hold; calling it again does
    * nothing.

@@ -224,7 +224,7 @@ export function select<const C extends readonly SelectCase[]>(
       index: defaultIndex,
       value: undefined,
       ok: true,
-    } as SelectResultOf<C>;
+    } as SelectReturn<C>;
   }
   // Pass 2: park on every case, queueing the waiters in a random order, so
   // that a channel named by several cases serves them in a random order too.
@@ -234,9 +234,9 @@ export function select<const C extends readonly SelectCase[]>(
   const reason: WaitReason = n === 0 ? "select (no cases)" : "select";
   const parked = parkSelect(rec, reason, signal);
   if (parked === null) return new Promise(noop) as SelectReturn<C>; // the run has ended
-  const order = n > 1
-    ? shuffled(n, options?.random ?? currentScheduler().random)
-    : [0];
+  const random = options?.random ?? rec.thread?.scheduler.random ??
+    currentScheduler().random;
+  const order = n > 1 ? shuffled(n, random) : [0];
   for (let j = 0; j < n; j++) {
     const i = order[j];
     const c = cases[i] as AnyCase;

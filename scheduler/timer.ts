@@ -45,9 +45,6 @@ export interface AfterOptions<T = boolean> {
   zero?: T;
 }
 
-// A sleeping thread waits on no channel: nothing to unlink.
-const SLEEPING: Parked = { unlink() {} };
-
 function noop(): void {}
 
 /**
@@ -76,14 +73,18 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
   const run = runStateOf(thread?.scheduler ?? currentScheduler());
   if (run.ended) return new Promise(noop);
   const { promise, resolve, reject } = Promise.withResolvers<void>();
-  if (thread !== undefined) blockThread(thread, "sleep", SLEEPING);
+  // A sleeping thread waits on no channel: nothing to unlink.
+  const sleeping: Parked = { unlink: noop };
+  if (thread !== undefined) blockThread(thread, "sleep", sleeping);
   const onAbort = () => {
     run.stopTimer(handle);
-    if (thread === undefined || unblockThread(thread)) reject(signal!.reason);
+    if (thread === undefined || unblockThread(thread, sleeping)) {
+      reject(signal!.reason);
+    }
   };
   const handle = run.startTimer(ms, () => {
     signal?.removeEventListener("abort", onAbort);
-    if (thread === undefined || unblockThread(thread)) resolve();
+    if (thread === undefined || unblockThread(thread, sleeping)) resolve();
   });
   signal?.addEventListener("abort", onAbort, { once: true });
   return promise;

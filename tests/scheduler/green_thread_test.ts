@@ -118,3 +118,24 @@ function closeTwice(): void {
   ch.close();
   ch.close();
 }
+
+Deno.test("GreenThread waits on the operation it parked last, counted once", async () => {
+  await within(
+    2000,
+    run(async () => {
+      const a = new Channel<number>();
+      const b = new Channel<number>();
+      const t = go(async () => {
+        a.recv(); // parked but never awaited
+        await b.recv();
+      });
+      await settle();
+      assertEquals(t.waitReason, "chan receive");
+      a.send(1); // completes the earlier operation: t still waits on b
+      assertEquals(t.state, "blocked");
+      b.send(2);
+      assertEquals(t.state, "runnable");
+      await t.done;
+    }, { seed: 1 }),
+  );
+});

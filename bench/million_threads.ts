@@ -1,0 +1,83 @@
+// Spawns 1,000,000 green threads that all park on one channel, prints the
+// heap they use, then closes the channel and lets them all finish. Run:
+//   deno run -A --v8-flags=--expose-gc,--max-old-space-size=4096 bench/million_threads.ts
+// (`--expose-gc` lets the script collect garbage before measuring.)
+//
+// It measures two shapes of thread: an async function parked in an await
+// (the usual shape, and that of the program interpreter's threads), and a
+// function that returns the channel receive itself, so the thread is the
+// parked operation with no async frame of its own.
+
+import { Channel, Scheduler } from "../scheduler/mod.ts";
+
+const N = 1_000_000;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function heapMiB(): number {
+  gc?.();
+  return Deno.memoryUsage().heapUsed / 2 ** 20;
+}
+
+function macrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+async function measure(
+  shape: string,
+  spawn: (s: Scheduler, gate: Channel<number>) => void,
+) {
+  const s = new Scheduler({ seed: 1 });
+  const before = heapMiB();
+  await s.run(async () => {
+    const gate = new Channel<number>();
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) spawn(s, gate);
+    await macrotask(); // every thread starts and parks
+    const spawnMs = performance.now() - t0;
+    const parked = s.threads().filter((t) =>
+      t.waitReason === "chan receive"
+    ).length;
+    if (parked !== N) {
+      throw new Error(
+        `expected ${N} parked threads, saw ${parked}`,
+      );
+    }
+    const during = heapMiB();
+    console.log(shape);
+    console.log(`  parked threads   ${parked}`);
+    console.log(
+      `  spawn + park     ${spawnMs.toFixed(0)} ms (${
+        (spawnMs * 1e6 / N).toFixed(0)
+      } ns each)`,
+    );
+    console.log(
+      `  heap used        ${during.toFixed(0)} MiB (${
+        before.toFixed(0)
+      } MiB before)`,
+    );
+    console.log(
+      `  per thread       ${
+        ((during - before) * 2 ** 20 / N).toFixed(0)
+      } bytes`,
+    );
+    const t1 = performance.now();
+    gate.close(); // wakes them all
+    while (s.threads().length > 1) await macrotask();
+    console.log(`  wake + finish    ${(performance.now() - t1).toFixed(0)} ms`);
+  });
+}
+
+await measure(
+  "async function awaiting a receive: go(async () => { await gate.recv(); })",
+  (s, gate) => {
+    s.go(async () => {
+      await gate.recv();
+    });
+  },
+);
+await measure(
+  "function returning the receive: go(() => gate.recv())",
+  (s, gate) => {
+    s.go(() => gate.recv());
+  },
+);
