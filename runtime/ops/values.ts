@@ -8,7 +8,15 @@ import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { Random } from "../../scheduler/random.ts";
 import { dtypeOfCode } from "../dtype_codes.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import {
+  attr,
+  type AttrSpec,
+  type AttrValues,
+  defineOp,
+  type OpDef,
+  slot,
+} from "../op_def.ts";
+import type { OpRun, PrepareContext } from "../prepare_context.ts";
 import { unaryKernelOp } from "./kernel_op.ts";
 import { sameAs } from "./shape_rules.ts";
 
@@ -208,53 +216,74 @@ const increment = defineOp({
   },
 });
 
-function randomOp(
-  type: string,
-  summary: string,
-  a: string,
-  b: string,
-  defaults: [number, number],
-  draw: "uniformRandom" | "gaussianRandom",
-): OpDef {
-  return defineOp({
-    type,
-    summary,
-    inputs: {},
-    outputs: { Out: slot.tensor() },
-    attrs: {
-      shape: attr.longs([]),
-      dtype: attr.int(5),
-      [a]: attr.float(defaults[0]),
-      [b]: attr.float(defaults[1]),
-      seed: attr.int(0),
-    },
-    check: (attrs) => dtypeCheck("dtype", attrs.dtype as number),
-    infer: ({ attrs }) => ({
-      Out: {
-        dtype: dtypeAttr(attrs.dtype as number),
-        shape: (attrs.shape as bigint[]).map(Number),
-      },
-    }),
-    prepare(ctx) {
-      const attrs = ctx.attrs as Record<string, unknown>;
-      const dims = (attrs.shape as bigint[]).map(Number);
-      const dtype = dtypeAttr(attrs.dtype as number);
-      const [lo, hi] = [attrs[a] as number, attrs[b] as number];
-      const seed = attrs.seed as number;
-      // A fixed seed gives the op its own stream: the same tensor each run.
-      const own = seed === 0 ? undefined : new Random(seed);
-      const ownNext = own && (() => own.nextFloat());
-      const out = ctx.output("Out");
-      return (scope, thread) => {
-        const next = ownNext ?? thread.run.random;
-        out.write(
-          scope,
-          thread.run.device.kernels[draw](dims, dtype, lo, hi, next),
-        );
-      };
-    },
-  });
+/** The attributes both random ops have besides their two bounds. */
+type RandomAttrs = {
+  readonly shape: AttrSpec<"longs">;
+  readonly dtype: AttrSpec<"int">;
+  readonly seed: AttrSpec<"int">;
+};
+
+function randomOutput(a: AttrValues<RandomAttrs>) {
+  return { Out: { dtype: dtypeAttr(a.dtype), shape: a.shape.map(Number) } };
 }
+
+function randomRun(
+  ctx: PrepareContext<RandomAttrs>,
+  lo: number,
+  hi: number,
+  draw: "uniformRandom" | "gaussianRandom",
+): OpRun {
+  const dims = ctx.attrs.shape.map(Number);
+  const dtype = dtypeAttr(ctx.attrs.dtype);
+  // A fixed seed gives the op a stream of its own, so what it draws does
+  // not depend on the rest of the program or on --seed.
+  const own = ctx.attrs.seed === 0 ? undefined : new Random(ctx.attrs.seed);
+  const ownNext = own && (() => own.nextFloat());
+  const out = ctx.output("Out");
+  return (scope, thread) => {
+    const next = ownNext ?? thread.run.random;
+    out.write(
+      scope,
+      thread.run.device.kernels[draw](dims, dtype, lo, hi, next),
+    );
+  };
+}
+
+const uniformRandom = defineOp({
+  type: "uniform_random",
+  summary: "Out = uniform in [min, max)",
+  inputs: {},
+  outputs: { Out: slot.tensor() },
+  attrs: {
+    shape: attr.longs([]),
+    dtype: attr.int(5),
+    min: attr.float(-1),
+    max: attr.float(1),
+    seed: attr.int(0),
+  },
+  check: (a) => dtypeCheck("dtype", a.dtype),
+  infer: ({ attrs }) => randomOutput(attrs),
+  prepare: (ctx) =>
+    randomRun(ctx, ctx.attrs.min, ctx.attrs.max, "uniformRandom"),
+});
+
+const gaussianRandom = defineOp({
+  type: "gaussian_random",
+  summary: "Out = normal(mean, std)",
+  inputs: {},
+  outputs: { Out: slot.tensor() },
+  attrs: {
+    shape: attr.longs([]),
+    dtype: attr.int(5),
+    mean: attr.float(0),
+    std: attr.float(1),
+    seed: attr.int(0),
+  },
+  check: (a) => dtypeCheck("dtype", a.dtype),
+  infer: ({ attrs }) => randomOutput(attrs),
+  prepare: (ctx) =>
+    randomRun(ctx, ctx.attrs.mean, ctx.attrs.std, "gaussianRandom"),
+});
 
 const range = defineOp({
   type: "range",
@@ -315,18 +344,8 @@ export const VALUE_OPS: readonly OpDef[] = [
   fillZerosLike,
   cast,
   increment,
-  randomOp("uniform_random", "Out = uniform in [min, max)", "min", "max", [
-    -1,
-    1,
-  ], "uniformRandom"),
-  randomOp(
-    "gaussian_random",
-    "Out = normal(mean, std)",
-    "mean",
-    "std",
-    [0, 1],
-    "gaussianRandom",
-  ),
+  uniformRandom,
+  gaussianRandom,
   range,
   shape,
 ];
