@@ -30,6 +30,7 @@ import {
 import type { DType } from "../kernels/dtype.ts";
 import { ATTR_TYPE_OF_KIND } from "./attr_read.ts";
 import { codeOfDType } from "./dtype_codes.ts";
+import { dumpProgram } from "./dump.ts";
 import type { AttrKind, OpDef, VarInfo, VarKind } from "./op_def.ts";
 import { OPS } from "./ops/mod.ts";
 import { readProgramFile, writeProgramFile } from "./program_file.ts";
@@ -510,6 +511,15 @@ export class Program {
    */
   toBinary(): Uint8Array {
     return toBinary(ProgramDescSchema, this.desc);
+  }
+
+  /**
+   * The readable text form of the program (what `mod.ts dump` prints).
+   *
+   * @returns One line per block header, variable and op.
+   */
+  toString(): string {
+    return dumpProgram(this.desc);
   }
 
   /**

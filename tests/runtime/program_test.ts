@@ -1,7 +1,13 @@
-import { assertEquals, assertStrictEquals, assertThrows } from "@std/assert";
+import {
+  assertEquals,
+  assertStrictEquals,
+  assertStringIncludes,
+  assertThrows,
+} from "@std/assert";
 import { AttrType, VarType_Type } from "../../gen/rill/v1/framework_pb.ts";
 import {
   defaultProgram,
+  dumpProgram,
   encodeAttrs,
   fillConstant,
   OPS,
@@ -188,5 +194,15 @@ Deno.test("Program.uniqueName() counts per prefix", () => {
   assertEquals(
     [p.uniqueName("a"), p.uniqueName("a"), p.uniqueName("b")],
     ["a_0", "a_1", "b_0"],
+  );
+});
+
+Deno.test("Program.toString() is the dump of its program", () => {
+  const program = new Program();
+  program.guard(() => fillConstant({ shape: [2], value: 1 }));
+  assertEquals(String(program), dumpProgram(program.desc));
+  assertStringIncludes(
+    String(program),
+    "op 0: fill_constant() -> Out=[fill_constant.out_0]",
   );
 });
