@@ -97,7 +97,10 @@ export function readAttrs(
   }
   const values: Record<string, unknown> = {};
   for (const [name, spec] of entriesOf(schema)) {
-    const a = attrs.find((x) => x.name === name);
+    let a: OpDesc_Attr | undefined;
+    for (let i = 0; i < attrs.length && a === undefined; i++) {
+      if (attrs[i].name === name) a = attrs[i];
+    }
     if (a === undefined) {
       if (spec.required) throw new AttrError(name, "required but absent");
       values[name] = spec.default;

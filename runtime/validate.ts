@@ -15,7 +15,7 @@ import type {
 } from "../gen/rill/v1/framework_pb.ts";
 import { AttrError, readAttrs } from "./attr_read.ts";
 import { ProgramError, type ProgramErrorWhere } from "./errors.ts";
-import type { OpDef, SlotSpec, VarInfo } from "./op_def.ts";
+import type { InferredType, OpDef, SlotSpec, VarInfo } from "./op_def.ts";
 import { OPS } from "./ops/mod.ts";
 import { varInfoOf } from "./var_info.ts";
 
@@ -77,6 +77,20 @@ function slotMap(
     SLOT_MAPS.set(specs, map = new Map(Object.entries(specs)));
   }
   return map;
+}
+
+const BLOCK_ATTRS = new WeakMap<OpDef, readonly string[]>();
+
+// The BLOCK and BLOCKS attributes of an op type, listed once.
+function blockAttrNames(def: OpDef): readonly string[] {
+  let names = BLOCK_ATTRS.get(def);
+  if (names === undefined) {
+    names = Object.entries(def.attrs)
+      .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
+      .map(([name]) => name);
+    BLOCK_ATTRS.set(def, names);
+  }
+  return names;
 }
 
 const REQUIRED = new WeakMap<object, readonly string[]>();
@@ -215,11 +229,21 @@ class Validator {
         inputs: (s) => inputs.get(s) ?? [],
         attrs: attrs as never,
       });
-      for (const [slot, types] of Object.entries(inferred ?? {})) {
-        const list = Array.isArray(types) ? types : [types];
-        (outputs.get(slot) ?? []).forEach((declared, i) =>
-          checkDeclaredShape(slot, declared, list[i]?.shape)
-        );
+      for (const slot in inferred) {
+        const types = inferred[slot];
+        const declared = outputs.get(slot) ?? [];
+        for (let i = 0; i < declared.length; i++) {
+          const made = Array.isArray(types)
+            ? types[i]
+            : i === 0
+            ? types
+            : undefined;
+          checkDeclaredShape(
+            slot,
+            declared[i],
+            (made as InferredType | undefined)?.shape,
+          );
+        }
       }
     } catch (e) {
       if (e instanceof ProgramError) throw e;
@@ -293,8 +317,7 @@ class Validator {
     attrs: Record<string, unknown>,
     where: ProgramErrorWhere,
   ): void {
-    for (const [name, spec] of Object.entries(def.attrs)) {
-      if (spec.kind !== "block" && spec.kind !== "blocks") continue;
+    for (const name of blockAttrNames(def)) {
       const value = attrs[name];
       const indices = typeof value === "number" ? [value] : (value as number[]);
       for (const idx of indices) {
