@@ -310,6 +310,22 @@ function forever(body: () => Promise<void>): void {
         await done.recv();
       }),
   );
+  // The same on a scheduler whose threads get no async context (the program
+  // interpreter's mode): the spawner names itself to its receive.
+  const lean = new Scheduler({ seed: 1, threadContext: false });
+  Deno.bench(
+    "rill (no thread context)",
+    { group: "spawn+finish ×1000" },
+    async () =>
+      await lean.go(async (t) => {
+        let left = OPS;
+        const finish = () => {
+          if (--left === 0) done.send();
+        };
+        for (let i = 0; i < OPS; i++) lean.go(finish);
+        await done.recv({ thread: t });
+      }).done,
+  );
   Deno.bench(
     "async function call (no thread)",
     { group: "spawn+finish ×1000" },

@@ -3,12 +3,14 @@
 //   deno run -A --v8-flags=--expose-gc,--max-old-space-size=4096 bench/million_threads.ts
 // (`--expose-gc` lets the script collect garbage before measuring.)
 //
-// It measures two shapes of thread: an async function parked in an await
-// (the usual shape, and that of the program interpreter's threads), and a
-// function that returns the channel receive itself, so the thread is the
-// parked operation with no async frame of its own.
+// It measures three shapes of thread: an async function parked in an await
+// (the usual shape), the same on a scheduler without per-thread async
+// contexts (`threadContext: false`, the program interpreter's mode), where
+// the thread names itself to the receive, and a function that returns the
+// channel receive itself, so the thread is the parked operation with no
+// async frame of its own.
 
-import { Channel, Scheduler } from "../scheduler/mod.ts";
+import { Channel, Scheduler, type SchedulerOptions } from "../scheduler/mod.ts";
 
 const N = 1_000_000;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -24,14 +26,15 @@ function macrotask(): Promise<void> {
 
 async function measure(
   shape: string,
-  spawn: (s: Scheduler, gate: Channel<number>) => void,
+  options: SchedulerOptions,
+  spawnAll: (s: Scheduler, gate: Channel<number>) => void,
 ) {
-  const s = new Scheduler({ seed: 1 });
+  const s = new Scheduler(options);
   const before = heapMiB();
   await s.run(async () => {
     const gate = new Channel<number>();
     const t0 = performance.now();
-    for (let i = 0; i < N; i++) spawn(s, gate);
+    spawnAll(s, gate);
     await macrotask(); // every thread starts and parks
     const spawnMs = performance.now() - t0;
     const parked = s.threads().filter((t) =>
@@ -69,15 +72,30 @@ async function measure(
 
 await measure(
   "async function awaiting a receive: go(async () => { await gate.recv(); })",
+  { seed: 1 },
   (s, gate) => {
-    s.go(async () => {
-      await gate.recv();
-    });
+    for (let i = 0; i < N; i++) {
+      s.go(async () => {
+        await gate.recv();
+      });
+    }
+  },
+);
+await measure(
+  "no async context: go(async (t) => { await gate.recv({ thread: t }); })",
+  { seed: 1, threadContext: false },
+  (s, gate) => {
+    for (let i = 0; i < N; i++) {
+      s.go(async (t) => {
+        await gate.recv({ thread: t });
+      });
+    }
   },
 );
 await measure(
   "function returning the receive: go(() => gate.recv())",
+  { seed: 1 },
   (s, gate) => {
-    s.go(() => gate.recv());
+    for (let i = 0; i < N; i++) s.go(() => gate.recv());
   },
 );

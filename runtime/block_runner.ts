@@ -10,6 +10,7 @@
  * @module
  */
 import { Tensor } from "../kernels/tensor.ts";
+import type { GreenThread } from "../scheduler/green_thread.ts";
 import { Panic } from "../scheduler/panic.ts";
 import { InternalError } from "./errors.ts";
 import type { PreparedBlock, PreparedOp } from "./prepared_block.ts";
@@ -33,7 +34,6 @@ import { kindOfValue } from "./value.ts";
  * import { PreparedProgram } from "./prepare.ts";
  * import { runBlock } from "./block_runner.ts";
  * import { Scheduler } from "../scheduler/scheduler.ts";
- * import { currentThread } from "../scheduler/green_thread.ts";
  * import { cpuDevice } from "../kernels/cpu/device.ts";
  * import { Tensor } from "../kernels/tensor.ts";
  * import { assertEquals } from "@std/assert";
@@ -42,9 +42,9 @@ import { kindOfValue } from "./value.ts";
  * const x = program.guard(() => increment(fillConstant({ shape: [1], dtype: "int64", value: 1 })));
  * const block = new PreparedProgram(program.desc).block(0);
  * const scope = new Scope(block.layout);
- * const scheduler = new Scheduler({ seed: 1 });
+ * const scheduler = new Scheduler({ seed: 1, threadContext: false });
  * const run = { scheduler, device: cpuDevice, seed: 1, random: Math.random, print: console.log };
- * await scheduler.run(() => runBlock(block, scope, { run, thread: currentThread()! }));
+ * await scheduler.run((thread) => runBlock(block, scope, { run, thread }));
  * const value = scope.get(x.name);
  * if (!(value instanceof Tensor)) throw new Error("x holds no tensor");
  * assertEquals(value.item(0), 2n);
@@ -68,7 +68,7 @@ export function runBlock(
       }
     }
   } catch (e) {
-    throw locatePanic(e, ops[i], scope);
+    throw locatePanic(e, ops[i], scope, thread);
   }
 }
 
@@ -90,32 +90,37 @@ async function finishAsync(
       if (next !== undefined) await next;
     }
   } catch (e) {
-    throw locatePanic(e, ops[i], scope);
+    throw locatePanic(e, ops[i], scope, thread);
   }
 }
 
 /**
- * Turns what an op threw into a `Panic` located at the op. A panic passes
- * through unchanged: it took its location from `thread.where` when it was
- * made, so one raised in a sub-block names the inner op. Internal errors
+ * Turns what an op threw into a `Panic` of `thread` located at the op. A
+ * panic passes through unchanged: it took its location from `thread.where`
+ * when it was made, so one raised in a sub-block names the inner op; one
+ * made where its thread was not known (no async context) gets `thread`, and
+ * its `where`, which still names the innermost op, here. Internal errors
  * stay internal.
  *
  * @param error What the op threw.
  * @param op The op.
  * @param scope The op's scope, to describe its inputs.
+ * @param thread The green thread running the op.
  * @returns The error to raise.
  */
 export function locatePanic(
   error: unknown,
   op: PreparedOp,
   scope: Scope,
+  thread: GreenThread,
 ): unknown {
   if (error instanceof InternalError) return error;
-  if (error instanceof Panic) return error;
+  if (error instanceof Panic) return Panic.from(error, thread);
   const detail = error instanceof Error ? error.message : String(error);
   const type = op.def.type;
   const message = detail.startsWith(`${type}:`) ? detail : `${type}: ${detail}`;
   return new Panic(`${message}${describeInputs(op, scope)}`, {
+    thread,
     where: op.location,
     cause: error,
   });

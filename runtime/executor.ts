@@ -9,7 +9,6 @@ import type { ProgramDesc } from "../gen/rill/v1/framework_pb.ts";
 import { cpuDevice } from "../kernels/cpu/device.ts";
 import type { Device } from "../kernels/device.ts";
 import type { Tensor } from "../kernels/tensor.ts";
-import { currentThread } from "../scheduler/green_thread.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { runBlock } from "./block_runner.ts";
 import { ProgramError } from "./errors.ts";
@@ -126,7 +125,9 @@ export class Executor {
         );
       }
     }
-    const scheduler = new Scheduler({ seed: this.#seed });
+    // No async context per green thread: every op names its thread from its
+    // ThreadContext, and a million parked threads fit in 1 GiB.
+    const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
     const services: RunServices = {
       scheduler,
       device: this.#device,
@@ -134,8 +135,8 @@ export class Executor {
       random: () => scheduler.random.nextFloat(),
       print: this.#print,
     };
-    await scheduler.run(() =>
-      runBlock(main, scope, { run: services, thread: currentThread()! })
+    await scheduler.run((thread) =>
+      runBlock(main, scope, { run: services, thread })
     );
     const fetched: Record<string, Value> = {};
     for (const name of options.fetch ?? []) fetched[name] = scope.get(name);

@@ -28,49 +28,84 @@ export const RECV = 0;
 export const RECV_OK = 1;
 /** A send: resumes with undefined. */
 export const SEND = 2;
+// What a plain waiter's kind becomes when it completes: a RECV_OK that got
+// a closed channel's zero value (ok false), or any operation that panics
+// (`value` holds the Panic).
+const RECV_CLOSED = 3;
+const PANICKED = 4;
+// Flags added to a kind: a case of a select (a SelectWaiter); a plain
+// operation with an AbortSignal (its AbortWatch is in `watches`).
+const IN_SELECT = 8;
+const WATCHED = 16;
 
 function noop(): void {}
 
-/** One parked operation on one channel, or one case of a parked select. */
+/** An abortable parked operation's signal and its listener. */
+export interface AbortWatch {
+  readonly signal: AbortSignal;
+  readonly onAbort: () => void;
+}
+
+// The AbortWatch of each watched plain waiter: abort is rare, so the waiter
+// spends a flag bit on it rather than a field.
+const watches = new WeakMap<Waiter, AbortWatch>();
+
+/**
+ * One parked plain operation on one channel. Fields are few on purpose (a
+ * million parked threads must fit in 1 GiB): `kind` carries the operation,
+ * its outcome and flags; a panic replaces the value; the promise keeps only
+ * its resolve function (a rejection resolves it with a rejected promise).
+ */
 export class Waiter implements Parked {
   prev: Waiter | null = null;
   next: Waiter | null = null;
   /** The queue holding this waiter, or null. */
   queue: WaitQueue | null = null;
-  /** RECV, RECV_OK or SEND. */
-  readonly kind: number;
-  /** SEND: the value offered, fixed when the operation began. RECV: the value delivered. */
+  /** RECV, RECV_OK or SEND, or once completed the outcome; plus flags. */
+  kind: number;
+  /**
+   * SEND: the value offered, fixed when the operation began. RECV: the value
+   * delivered. PANICKED: the Panic.
+   */
   value: unknown;
-  /** RECV: false when the delivery is a closed channel's zero value. */
-  ok = true;
-  /** Set instead of a value when the operation panics (send on a closed channel). */
-  panic: Panic | undefined = undefined;
-  /** The select this waiter is a case of, or null for a plain operation. */
-  readonly select: SelectRecord | null;
-  /** The case index within the select. */
-  readonly index: number;
   // A plain operation's parking; a select keeps these on its record.
   thread: GreenThread | undefined = undefined;
   resolve: (value: unknown) => void = noop;
-  reject: (error: unknown) => void = noop;
-  signal: AbortSignal | undefined = undefined;
-  onAbort: (() => void) | undefined = undefined;
 
-  constructor(
-    kind: number,
-    value: unknown,
-    select: SelectRecord | null,
-    index: number,
-  ) {
+  constructor(kind: number, value: unknown) {
     this.kind = kind;
     this.value = value;
-    this.select = select;
-    this.index = index;
   }
 
   unlink(): void {
     this.queue?.remove(this);
   }
+}
+
+/** One case of a parked select: a waiter that knows its select and case. */
+export class SelectWaiter extends Waiter {
+  /** The select this waiter is a case of. */
+  readonly select: SelectRecord;
+  /** The case index within the select. */
+  readonly index: number;
+
+  constructor(
+    kind: number,
+    value: unknown,
+    select: SelectRecord,
+    index: number,
+  ) {
+    super(kind | IN_SELECT, value);
+    this.select = select;
+    this.index = index;
+  }
+}
+
+/** The thread a waiter's operation belongs to, if known. */
+export function waiterThread(w: Waiter): GreenThread | undefined {
+  return (w.kind & IN_SELECT) === 0
+    ? w.thread
+    : (w as SelectWaiter).select.thread;
 }
 
 /** A FIFO of waiters, as an intrusive doubly linked list (O(1) removal). */
@@ -111,7 +146,7 @@ export class WaitQueue {
 
 /** A parked select: its cases' waiters and, once fired, the outcome. */
 export class SelectRecord implements Parked {
-  readonly waiters: Waiter[] = [];
+  readonly waiters: SelectWaiter[] = [];
   /** The case that fired, or -1. */
   index = -1;
   value: unknown = undefined;
@@ -119,9 +154,7 @@ export class SelectRecord implements Parked {
   panic: Panic | undefined = undefined;
   thread: GreenThread | undefined = undefined;
   resolve: (value: SelectOutcome) => void = noop;
-  reject: (error: unknown) => void = noop;
-  signal: AbortSignal | undefined = undefined;
-  onAbort: (() => void) | undefined = undefined;
+  abort: AbortWatch | undefined = undefined;
 
   unlink(): void {
     for (const w of this.waiters) w.queue?.remove(w);
@@ -135,35 +168,37 @@ export interface SelectOutcome {
   ok: boolean;
 }
 
-// The promise executor stores the resolving functions on `parking`, which
-// the caller sets just before `new Promise` runs the executor synchronously:
-// one shared executor instead of a closure per park.
-let parking: {
-  resolve: (value: never) => void;
-  reject: (error: unknown) => void;
-} | undefined;
+// The promise executor stores the resolve function on `parking`, which the
+// caller sets just before `new Promise` runs the executor synchronously: one
+// shared executor instead of a closure per park. The reject function is
+// dropped, so that a parked operation does not keep it alive.
+let parking: { resolve: (value: never) => void } | undefined;
 
-function captureResolvers(
-  resolve: (value: never) => void,
-  reject: (error: unknown) => void,
-): void {
+function captureResolve(resolve: (value: never) => void): void {
   parking!.resolve = resolve;
-  parking!.reject = reject;
   parking = undefined;
 }
 
+// Rejects a promise through its resolve function; only on rare paths (a
+// panic, an abort), as it costs two more microtask hops than a reject.
+function rejectVia(resolve: (value: never) => void, error: unknown): void {
+  resolve(Promise.reject(error) as never);
+}
+
 /**
- * Parks the current thread on `w`, queued in `queue`, until a waker resumes
- * it; abandons it (a promise that never settles, nothing queued) when its
- * run has ended. Precondition: `signal` is not aborted.
+ * Parks `thread` (when given; else the current thread, if any) on `w`,
+ * queued in `queue`, until a waker resumes it; abandons it (a promise that
+ * never settles, nothing queued) when its run has ended. Precondition:
+ * `signal` is not aborted.
  */
 export function park(
   w: Waiter,
   queue: WaitQueue,
   reason: WaitReason,
   signal: AbortSignal | undefined,
+  thread: GreenThread | undefined,
 ): Promise<unknown> {
-  const thread = currentThread();
+  thread ??= currentThread();
   if (thread !== undefined) {
     if (runOf(thread).ended) return new Promise(noop);
     w.thread = thread;
@@ -171,37 +206,36 @@ export function park(
   }
   queue.push(w);
   parking = w;
-  const p = new Promise(captureResolvers);
+  const p = new Promise(captureResolve);
   if (signal !== undefined) {
-    w.signal = signal;
-    w.onAbort = () => abortWaiter(w);
-    watch(signal, w.onAbort, thread);
+    w.kind |= WATCHED;
+    watches.set(w, watch(signal, () => abortWaiter(w), thread));
   }
   return p;
 }
 
 /**
- * Parks the current thread on a select whose waiters the caller queues next;
- * null when the run has ended (the caller queues nothing and never returns).
- * Precondition: `signal` is not aborted.
+ * Parks `thread` (when given; else the current thread, if any) on a select
+ * whose waiters the caller queues next; null when the run has ended (the
+ * caller queues nothing and never returns). Precondition: `signal` is not
+ * aborted.
  */
 export function parkSelect(
   rec: SelectRecord,
   reason: WaitReason,
   signal: AbortSignal | undefined,
+  thread: GreenThread | undefined,
 ): Promise<SelectOutcome> | null {
-  const thread = currentThread();
+  thread ??= currentThread();
   if (thread !== undefined) {
     if (runOf(thread).ended) return null;
     rec.thread = thread;
     blockThread(thread, reason, rec);
   }
   parking = rec;
-  const p = new Promise<SelectOutcome>(captureResolvers);
+  const p = new Promise<SelectOutcome>(captureResolve);
   if (signal !== undefined) {
-    rec.signal = signal;
-    rec.onAbort = () => abortSelect(rec);
-    watch(signal, rec.onAbort, thread);
+    rec.abort = watch(signal, () => abortSelect(rec), thread);
   }
   return p;
 }
@@ -212,13 +246,14 @@ export function parkSelect(
  * unlinks its other waiters. Precondition: `w` is out of its queue.
  */
 export function complete(w: Waiter, value: unknown, ok: boolean): void {
-  const rec = w.select;
-  if (rec === null) {
+  if ((w.kind & IN_SELECT) === 0) {
     w.value = value;
-    w.ok = ok;
+    if (!ok && (w.kind & ~WATCHED) === RECV_OK) w.kind += RECV_CLOSED - RECV_OK;
     return;
   }
-  rec.index = w.index;
+  const sw = w as SelectWaiter;
+  const rec = sw.select;
+  rec.index = sw.index;
   rec.value = value;
   rec.ok = ok;
   rec.unlink();
@@ -226,32 +261,41 @@ export function complete(w: Waiter, value: unknown, ok: boolean): void {
 
 /** Like `complete`, but the operation panics (a send on a closed channel). */
 export function completeWithPanic(w: Waiter, panic: Panic): void {
-  const rec = w.select;
-  if (rec === null) {
-    w.panic = panic;
+  if ((w.kind & IN_SELECT) === 0) {
+    w.kind = PANICKED | (w.kind & WATCHED);
+    w.value = panic;
     return;
   }
-  rec.index = w.index;
+  const sw = w as SelectWaiter;
+  const rec = sw.select;
+  rec.index = sw.index;
   rec.panic = panic;
   rec.unlink();
 }
 
 /** Resumes the thread parked on a completed waiter: the waker's last step. */
 export function resume(w: Waiter): void {
-  const rec = w.select;
-  if (rec !== null) return resumeSelect(rec);
+  let kind = w.kind;
+  if ((kind & IN_SELECT) !== 0) {
+    return resumeSelect((w as SelectWaiter).select);
+  }
   if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
-  if (w.signal !== undefined) unwatch(w.signal, w.onAbort!, w.thread);
-  if (w.panic !== undefined) w.reject(w.panic);
-  else if (w.kind === RECV) w.resolve(w.value);
-  else if (w.kind === RECV_OK) w.resolve({ value: w.value, ok: w.ok });
-  else w.resolve(undefined);
+  if ((kind & WATCHED) !== 0) {
+    unwatch(watches.get(w)!, w.thread);
+    watches.delete(w);
+    kind &= ~WATCHED;
+  }
+  if (kind === RECV) w.resolve(w.value);
+  else if (kind === SEND) w.resolve(undefined);
+  else if (kind === RECV_OK) w.resolve({ value: w.value, ok: true });
+  else if (kind === RECV_CLOSED) w.resolve({ value: w.value, ok: false });
+  else rejectVia(w.resolve, w.value);
 }
 
 function resumeSelect(rec: SelectRecord): void {
   if (rec.thread !== undefined && !unblockThread(rec.thread, rec)) return;
-  if (rec.signal !== undefined) unwatch(rec.signal, rec.onAbort!, rec.thread);
-  if (rec.panic !== undefined) rec.reject(rec.panic);
+  if (rec.abort !== undefined) unwatch(rec.abort, rec.thread);
+  if (rec.panic !== undefined) rejectVia(rec.resolve, rec.panic);
   else rec.resolve({ index: rec.index, value: rec.value, ok: rec.ok });
 }
 
@@ -261,17 +305,14 @@ function watch(
   signal: AbortSignal,
   onAbort: () => void,
   thread: GreenThread | undefined,
-): void {
+): AbortWatch {
   signal.addEventListener("abort", onAbort, { once: true });
   if (thread !== undefined) runOf(thread).pending++;
+  return { signal, onAbort };
 }
 
-function unwatch(
-  signal: AbortSignal,
-  onAbort: () => void,
-  thread: GreenThread | undefined,
-): void {
-  signal.removeEventListener("abort", onAbort);
+function unwatch(abort: AbortWatch, thread: GreenThread | undefined): void {
+  abort.signal.removeEventListener("abort", abort.onAbort);
   if (thread !== undefined) runOf(thread).settle();
 }
 
@@ -280,7 +321,9 @@ function abortWaiter(w: Waiter): void {
   w.queue.remove(w);
   if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
   if (w.thread !== undefined) runOf(w.thread).settle();
-  w.reject(w.signal!.reason);
+  const abort = watches.get(w)!;
+  watches.delete(w);
+  rejectVia(w.resolve, abort.signal.reason);
 }
 
 function abortSelect(rec: SelectRecord): void {
@@ -288,5 +331,5 @@ function abortSelect(rec: SelectRecord): void {
   rec.unlink();
   if (rec.thread !== undefined && !unblockThread(rec.thread, rec)) return;
   if (rec.thread !== undefined) runOf(rec.thread).settle();
-  rec.reject(rec.signal!.reason);
+  rejectVia(rec.resolve, rec.abort!.signal.reason);
 }

@@ -3,6 +3,7 @@
 import {
   blockThread,
   currentThread,
+  type GreenThread,
   type Parked,
   runOf,
   unblockThread,
@@ -17,9 +18,20 @@ export interface BlockForeverOptions {
    * @default {undefined}
    */
   signal?: AbortSignal;
+  /**
+   * The green thread that parks: counted as blocked with `reason`. Required
+   * for that on a scheduler made with `threadContext: false`.
+   *
+   * @default {currentThread()}
+   */
+  thread?: GreenThread;
 }
 
 function noop(): void {}
+
+// What a thread parked forever without a signal waits on: nothing can wake
+// it, so one shared record serves them all.
+const NOWHERE: Parked = { unlink: noop };
 
 /**
  * Parks the current green thread forever, as a send or receive on Go's nil
@@ -28,7 +40,7 @@ function noop(): void {}
  * deadlock report, the end of the run or the abort signal ends the wait.
  *
  * @param reason The wait reason shown in dumps.
- * @param options An abort signal.
+ * @param options An abort signal and the parking thread.
  * @returns A promise that never fulfils.
  *
  * @example Usage
@@ -50,14 +62,14 @@ export function blockForever(
 ): Promise<never> {
   const signal = options?.signal;
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const thread = currentThread();
+  const thread = options?.thread ?? currentThread();
   if (thread === undefined) {
     return signal === undefined ? new Promise(noop) : abortable(signal);
   }
   const run = runOf(thread);
   if (run.ended) return new Promise(noop);
   // Nothing is queued anywhere: nothing to unlink.
-  const nowhere: Parked = { unlink: noop };
+  const nowhere: Parked = signal === undefined ? NOWHERE : { unlink: noop };
   blockThread(thread, reason, nowhere);
   if (signal === undefined) return new Promise(noop);
   // The signal may fire from outside the run: pending work until it does.

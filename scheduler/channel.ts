@@ -13,6 +13,7 @@
 // The ring #buf grows by doubling up to #cap, so a huge capacity costs
 // memory only when used; slots are cleared as they are read, for the GC.
 
+import type { GreenThread } from "./green_thread.ts";
 import { Panic } from "./panic.ts";
 import {
   complete,
@@ -24,6 +25,7 @@ import {
   SEND,
   type Waiter,
   Waiter as WaiterClass,
+  waiterThread,
   WaitQueue,
 } from "./_waiter.ts";
 
@@ -47,6 +49,15 @@ export interface ChannelOpOptions {
    * @default {undefined}
    */
   signal?: AbortSignal;
+  /**
+   * The green thread making the operation: counted as blocked while it
+   * waits, and named by its panic. Required for that on a scheduler made
+   * with `threadContext: false`; elsewhere it saves looking the thread up.
+   * One options object per thread can serve all its operations.
+   *
+   * @default {currentThread()}
+   */
+  thread?: GreenThread;
 }
 
 /** A receive's value and whether it came from a send (`ok`) or a close. */
@@ -80,7 +91,11 @@ export let recvNow: (
   out: { value: unknown; ok: boolean },
 ) => void;
 /** Sends at once, or panics if closed. Precondition: `canSend(ch)`. */
-export let sendNow: (ch: Channel<unknown>, value: unknown) => void;
+export let sendNow: (
+  ch: Channel<unknown>,
+  value: unknown,
+  thread: GreenThread | undefined,
+) => void;
 /** The queue of parked receivers, for select's pass 2. */
 export let recvQueue: (ch: Channel<unknown>) => WaitQueue;
 /** The queue of parked senders, for select's pass 2. */
@@ -184,7 +199,7 @@ export class Channel<T> {
    * Sends a value, waiting for a receiver or for buffer space if needed.
    *
    * @param value The value to send.
-   * @param options An abort signal.
+   * @param options An abort signal and the sending thread.
    * @returns `undefined` when the send completed at once, else a promise
    * that settles when it completes.
    * @throws {Panic} `send on closed channel`, thrown at once or as the
@@ -201,24 +216,23 @@ export class Channel<T> {
    * ```
    */
   send(value: T, options?: ChannelOpOptions): void | Promise<void> {
-    if (this.#offer(value)) return;
+    if (this.#offer(value, options?.thread)) return;
     // Park: queue a waiter; the receiver that dequeues it completes the send.
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return park(
-      new WaiterClass(SEND, value, null, 0),
+      new WaiterClass(SEND, value),
       this.#sendq,
       "chan send",
       signal,
-    ) as Promise<
-      void
-    >;
+      options?.thread,
+    ) as Promise<void>;
   }
 
   /**
    * Receives a value, waiting for a sender if needed.
    *
-   * @param options An abort signal.
+   * @param options An abort signal and the receiving thread.
    * @returns The value (the zero value once closed and drained) when it is
    * available at once, else a promise of it.
    *
@@ -244,7 +258,7 @@ export class Channel<T> {
    * Receives a value and whether it was sent (`ok`) rather than produced
    * by a close (Go's `v, ok := <-ch`).
    *
-   * @param options An abort signal.
+   * @param options An abort signal and the receiving thread.
    * @returns The result when available at once, else a promise of it.
    *
    * @example Usage
@@ -284,7 +298,7 @@ export class Channel<T> {
    * ```
    */
   trySend(value: T): boolean {
-    return this.#offer(value);
+    return this.#offer(value, undefined);
   }
 
   /**
@@ -385,9 +399,9 @@ export class Channel<T> {
   }
 
   // The send ladder, short of parking. Returns false when the send must wait.
-  #offer(value: T): boolean {
+  #offer(value: T, thread: GreenThread | undefined): boolean {
     // Closed: panic.
-    if (this.#closed) throw new Panic("send on closed channel");
+    if (this.#closed) throw new Panic("send on closed channel", { thread });
     // A receiver is waiting (so the buffer is empty): hand the value over
     // directly, skipping the buffer.
     if (this.#recvq.head !== null) {
@@ -460,10 +474,11 @@ export class Channel<T> {
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return park(
-      new WaiterClass(kind, undefined, null, 0),
+      new WaiterClass(kind, undefined),
       this.#recvq,
       "chan receive",
       signal,
+      options?.thread,
     );
   }
 
@@ -487,16 +502,12 @@ export class Channel<T> {
       out.value = ch.#poll();
       out.ok = ch.#polledOk;
     };
-    sendNow = (ch, value) => {
-      ch.#offer(value);
+    sendNow = (ch, value, thread) => {
+      ch.#offer(value, thread);
     };
     recvQueue = (ch) => ch.#recvq;
     sendQueue = (ch) => ch.#sendq;
   }
-}
-
-function waiterThread(w: Waiter) {
-  return (w.select ?? w).thread;
 }
 
 /**

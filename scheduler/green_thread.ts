@@ -1,14 +1,18 @@
 // Green threads: async continuations that the Scheduler knows by id, state
 // and wait reason.
 //
-// A green thread runs inside `storage.run(thread, fn)`, so every await in it
-// carries the thread along and `currentThread()` finds it. Reading the storage
-// costs a few tens of nanoseconds, so only the parking path reads it: an
-// operation that completes at once never asks which thread it runs on.
+// By default a green thread runs inside `storage.run(thread, fn)`, so every
+// await in it carries the thread along and `currentThread()` finds it. Reading
+// the storage costs a few tens of nanoseconds, so only the parking path reads
+// it: an operation that completes at once never asks which thread it runs on.
+// A scheduler made with `threadContext: false` skips the async context (about
+// 400 bytes per suspended thread); its threads name themselves instead, by
+// passing `{ thread }` to each operation that may park.
 //
 // Invariants:
 //   state is "blocked" exactly while the thread is counted in its run's
-//   `blocked`, and then `#parked` names the operation it waits on: the one it
+//   `blocked` (#status holds its wait reason, else "runnable" or "done"),
+//   and then `#parked` names the operation it waits on: the one it
 //   parked last, which the code awaits. Only resuming that operation makes
 //   the thread runnable; each operation resumes at most once.
 //   "done" is final; done settles once, when the thread's function settles.
@@ -21,7 +25,7 @@
 //   runnable, and none is counted after the thread is done.
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Panic } from "./panic.ts";
+import { Panic } from "./panic.ts";
 import type { RunState } from "./_run_state.ts";
 import type { Scheduler } from "./scheduler.ts";
 
@@ -44,7 +48,20 @@ export interface Parked {
   unlink(): void;
 }
 
+/** A thread's name and creation site, as `GoOptions` gives them. */
+export interface GoOrigin {
+  readonly name?: string;
+  readonly createdAt?: string;
+}
+
 const storage = new AsyncLocalStorage<GreenThread>();
+
+function noop(): void {}
+
+// The resolvers of a thread's `done`, and once it ends, its panic if any.
+interface DoneRecord extends PromiseWithResolvers<void> {
+  panic?: Panic | undefined;
+}
 
 /**
  * Reads the green thread that the calling code runs on.
@@ -76,11 +93,27 @@ export function currentThread(): GreenThread | undefined {
 export let newThread: (
   run: RunState,
   id: number,
-  name: string | undefined,
-  createdAt: string | undefined,
+  origin: GoOrigin | undefined,
 ) => GreenThread;
-/** Calls `fn` as the body of `thread`, inside its async context. */
-export let enterThread: <R>(thread: GreenThread, fn: () => R) => R;
+/**
+ * Calls `fn(thread)` as the body of `thread`, inside its own async context
+ * when `context` is true, else with none (see `exitContext`).
+ */
+export let enterThread: <R>(
+  thread: GreenThread,
+  fn: (thread: GreenThread) => R,
+  context: boolean,
+) => R;
+
+/**
+ * Calls `fn` outside every green thread's async context, so that threads it
+ * starts without a context of their own do not inherit the caller's.
+ */
+export function exitContext(fn: () => void): void {
+  // Not storage.exit(): in Deno the continuations of promises made inside
+  // exit() still see the outer context.
+  storage.run(undefined as unknown as GreenThread, fn);
+}
 /** The run a thread belongs to. */
 export let runOf: (thread: GreenThread) => RunState;
 /**
@@ -140,35 +173,51 @@ export let parkedOf: (thread: GreenThread) => Parked | undefined;
 export class GreenThread {
   /** The thread's number in its run; the main thread is 1. */
   readonly id: number;
-  /** A name for dumps, from `GoOptions.name`. */
-  readonly name: string | undefined;
-  /** Where the thread was spawned, from `GoOptions.createdAt`. */
-  readonly createdAt: string | undefined;
   /**
    * Where the thread is: a runtime sets it to the location of the operation
    * it is about to run or await (`block 0 op 3 channel_recv`), for dumps and
    * panics.
    */
   where: string | undefined = undefined;
+  // Fields are few on purpose: a million parked threads must fit in 1 GiB.
   #run: RunState;
-  #state: ThreadState = "runnable";
-  #waitReason: WaitReason | undefined = undefined;
+  // The wait reason while blocked, else "runnable" or "done".
+  #status: WaitReason | "runnable" | "done" = "runnable";
   #parked: Parked | undefined = undefined;
   #prevLive: GreenThread | undefined = undefined;
   #nextLive: GreenThread | undefined = undefined;
-  #panic: Panic | undefined = undefined;
-  #done: PromiseWithResolvers<void> | undefined = undefined;
+  // The GoOptions (name, createdAt) when given: shared, never copied.
+  #origin: GoOrigin | undefined;
+  // How the thread ends: the resolvers of `done` once asked for (they keep
+  // the panic once it ends), else the panic that ended it, if any.
+  #end: DoneRecord | Panic | undefined = undefined;
 
   private constructor(
     run: RunState,
     id: number,
-    name: string | undefined,
-    createdAt: string | undefined,
+    origin: GoOrigin | undefined,
   ) {
     this.#run = run;
     this.id = id;
-    this.name = name;
-    this.createdAt = createdAt;
+    this.#origin = origin;
+  }
+
+  /**
+   * A name for dumps, from `GoOptions.name`.
+   *
+   * @returns The name, or `undefined`.
+   */
+  get name(): string | undefined {
+    return this.#origin?.name;
+  }
+
+  /**
+   * Where the thread was spawned, from `GoOptions.createdAt`.
+   *
+   * @returns The creation site, or `undefined`.
+   */
+  get createdAt(): string | undefined {
+    return this.#origin?.createdAt;
   }
 
   /**
@@ -186,7 +235,8 @@ export class GreenThread {
    * @returns The thread's state.
    */
   get state(): ThreadState {
-    return this.#state;
+    const s = this.#status;
+    return s === "runnable" || s === "done" ? s : "blocked";
   }
 
   /**
@@ -195,7 +245,8 @@ export class GreenThread {
    * @returns The wait reason, or `undefined` unless the state is "blocked".
    */
   get waitReason(): WaitReason | undefined {
-    return this.#waitReason;
+    const s = this.#status;
+    return s === "runnable" || s === "done" ? undefined : s;
   }
 
   /**
@@ -204,7 +255,8 @@ export class GreenThread {
    * @returns The panic, or `undefined`.
    */
   get panic(): Panic | undefined {
-    return this.#panic;
+    const end = this.#end;
+    return end instanceof Panic ? end : end?.panic;
   }
 
   /**
@@ -215,32 +267,32 @@ export class GreenThread {
    * @returns A promise of the thread's end.
    */
   get done(): Promise<void> {
-    if (this.#done === undefined) {
-      this.#done = Promise.withResolvers<void>();
-      // The run (or the scheduler's error report) already reports a panic;
-      // awaiting `done` is optional.
-      this.#done.promise.catch(() => {});
-      if (this.#state === "done") this.#settleDone();
+    const end = this.#end;
+    if (end !== undefined && !(end instanceof Panic)) return end.promise;
+    const r: DoneRecord = Promise.withResolvers<void>();
+    // The run (or the scheduler's error report) already reports a panic;
+    // awaiting `done` is optional.
+    r.promise.catch(noop);
+    if (this.#status === "done") {
+      r.panic = end;
+      if (end === undefined) r.resolve();
+      else r.reject(end);
     }
-    return this.#done.promise;
-  }
-
-  #settleDone(): void {
-    if (this.#panic === undefined) this.#done!.resolve();
-    else this.#done!.reject(this.#panic);
+    this.#end = r;
+    return r.promise;
   }
 
   static {
-    newThread = (run, id, name, createdAt) =>
-      new GreenThread(run, id, name, createdAt);
-    enterThread = (thread, fn) => storage.run(thread, fn);
+    newThread = (run, id, origin) => new GreenThread(run, id, origin);
+    enterThread = (thread, fn, context) =>
+      context ? storage.run(thread, fn, thread) : fn(thread);
     runOf = (thread) => thread.#run;
     blockThread = (thread, reason, parked) => {
-      if (thread.#state === "done") return;
-      thread.#waitReason = reason;
+      const s = thread.#status;
+      if (s === "done") return;
+      thread.#status = reason;
       thread.#parked = parked;
-      if (thread.#state === "blocked") return; // counted already
-      thread.#state = "blocked";
+      if (s !== "runnable") return; // counted already
       const run = thread.#run;
       run.blocked++;
       if (!run.checkQueued) run.queueCheck();
@@ -249,8 +301,7 @@ export class GreenThread {
       const run = thread.#run;
       if (run.ended) return false;
       if (thread.#parked !== parked) return true; // not what it waits on
-      thread.#state = "runnable";
-      thread.#waitReason = undefined;
+      thread.#status = "runnable";
       thread.#parked = undefined;
       run.blocked--;
       return true;
@@ -272,7 +323,8 @@ export class GreenThread {
     };
     finishThread = (thread, panic) => {
       const run = thread.#run;
-      if (thread.#state === "blocked") run.blocked--;
+      const s = thread.#status;
+      if (s !== "runnable" && s !== "done") run.blocked--;
       const prev = thread.#prevLive;
       const next = thread.#nextLive;
       if (prev === undefined) run.liveHead = next;
@@ -281,12 +333,16 @@ export class GreenThread {
       else next.#prevLive = prev;
       thread.#prevLive = thread.#nextLive = undefined;
       run.live--;
-      thread.#state = "done";
-      thread.#waitReason = undefined;
+      thread.#status = "done";
       thread.#parked = undefined;
-      thread.#panic = panic;
-      if (thread.#done === undefined) return false;
-      thread.#settleDone();
+      const end = thread.#end;
+      if (end === undefined || end instanceof Panic) {
+        thread.#end = panic;
+        return false;
+      }
+      end.panic = panic;
+      if (panic === undefined) end.resolve();
+      else end.reject(panic);
       return true;
     };
     parkedOf = (thread) => thread.#parked;

@@ -52,7 +52,11 @@ export interface PanicOptions {
  * ```
  */
 export class Panic extends Error {
-  /** The green thread that panicked, if it happened on one. */
+  /**
+   * The green thread that panicked, if it happened on one. A panic made
+   * where `currentThread()` cannot see the thread (a scheduler without
+   * thread contexts) gets it when it leaves the thread's function.
+   */
   readonly thread: GreenThread | undefined;
   /** The thread's location when it panicked (`block 0 op 3 channel_send`). */
   readonly where: string | undefined;
@@ -80,7 +84,8 @@ export class Panic extends Error {
 
   /**
    * Turns anything a green thread threw into a Panic: a Panic is returned as
-   * it is, an `Error` gives `"<name>: <message>"`, anything else its string.
+   * it is (naming `thread`, and its `where`, if it named no thread yet), an
+   * `Error` gives `"<name>: <message>"`, anything else its string.
    *
    * @param error The thrown value.
    * @param thread The thread it was thrown from.
@@ -97,7 +102,14 @@ export class Panic extends Error {
    * ```
    */
   static from(error: unknown, thread: GreenThread | undefined): Panic {
-    if (error instanceof Panic) return error;
+    if (error instanceof Panic) {
+      if (error.thread === undefined && thread !== undefined) {
+        const p = error as { thread: GreenThread; where: string | undefined };
+        p.thread = thread;
+        p.where ??= thread.where;
+      }
+      return error;
+    }
     const message = error instanceof Error
       ? `${error.name}: ${error.message}`
       : String(error);

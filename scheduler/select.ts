@@ -26,7 +26,7 @@ import {
   sendNow,
   sendQueue,
 } from "./channel.ts";
-import type { WaitReason } from "./green_thread.ts";
+import type { GreenThread, WaitReason } from "./green_thread.ts";
 import type { Random } from "./random.ts";
 import { currentScheduler } from "./scheduler.ts";
 import {
@@ -34,8 +34,8 @@ import {
   RECV,
   type SelectOutcome,
   SelectRecord,
+  SelectWaiter,
   SEND,
-  Waiter,
 } from "./_waiter.ts";
 
 /**
@@ -127,9 +127,17 @@ export interface SelectOptions {
    * The PRNG choosing among ready cases. A runtime passes its scheduler's,
    * which saves looking up the current thread.
    *
-   * @default {currentScheduler().random}
+   * @default {the thread's scheduler's, else currentScheduler().random}
    */
   random?: Random;
+  /**
+   * The green thread making the select: counted as blocked while it waits,
+   * named by its panic, and its scheduler's PRNG chooses. Required for that
+   * on a scheduler made with `threadContext: false`.
+   *
+   * @default {currentThread()}
+   */
+  thread?: GreenThread;
 }
 
 // The fields of any case, for reading a case without narrowing its type.
@@ -155,7 +163,7 @@ function noop(): void {}
  *
  * @typeParam C The tuple of cases.
  * @param cases The cases, in order; the result's `index` points into it.
- * @param options An abort signal and the PRNG.
+ * @param options An abort signal, the PRNG and the selecting thread.
  * @returns The result at once when a case is ready or the default applies,
  * else a promise of it.
  * @throws {Panic} `send on closed channel` when a send case on a closed
@@ -213,10 +221,15 @@ export function select<const C extends readonly SelectCase[]>(
   // Some case is ready: choose uniformly among the ready ones and perform it.
   if (ready > 0) {
     if (ready > 1) {
-      const random = options?.random ?? currentScheduler().random;
+      const random = options?.random ?? options?.thread?.scheduler.random ??
+        currentScheduler().random;
       chosen = nthReady(cases, random.nextInt(ready));
     }
-    return perform(cases[chosen] as AnyCase, chosen) as SelectReturn<C>;
+    return perform(
+      cases[chosen] as AnyCase,
+      chosen,
+      options?.thread,
+    ) as SelectReturn<C>;
   }
   // None is ready: the default case.
   if (defaultIndex !== -1) {
@@ -232,7 +245,7 @@ export function select<const C extends readonly SelectCase[]>(
   if (signal?.aborted) return Promise.reject(signal.reason) as SelectReturn<C>;
   const rec = new SelectRecord();
   const reason: WaitReason = n === 0 ? "select (no cases)" : "select";
-  const parked = parkSelect(rec, reason, signal);
+  const parked = parkSelect(rec, reason, signal, options?.thread);
   if (parked === null) return new Promise(noop) as SelectReturn<C>; // the run has ended
   const random = options?.random ?? rec.thread?.scheduler.random ??
     currentScheduler().random;
@@ -241,11 +254,11 @@ export function select<const C extends readonly SelectCase[]>(
     const i = order[j];
     const c = cases[i] as AnyCase;
     if (c.recv != null) {
-      const w = new Waiter(RECV, undefined, rec, i);
+      const w = new SelectWaiter(RECV, undefined, rec, i);
       rec.waiters.push(w);
       recvQueue(c.recv).push(w);
     } else if (c.send != null) {
-      const w = new Waiter(SEND, c.value, rec, i);
+      const w = new SelectWaiter(SEND, c.value, rec, i);
       rec.waiters.push(w);
       sendQueue(c.send).push(w);
     }
@@ -280,9 +293,13 @@ function shuffled(n: number, random: Random): number[] {
 }
 
 // Precondition: the case is ready.
-function perform(c: AnyCase, index: number): SelectResult {
+function perform(
+  c: AnyCase,
+  index: number,
+  thread: GreenThread | undefined,
+): SelectResult {
   const out: SelectResult = { index, value: undefined, ok: true };
   if (c.recv !== undefined) recvNow(c.recv!, out);
-  else sendNow(c.send!, c.value);
+  else sendNow(c.send!, c.value, thread);
   return out;
 }

@@ -8,10 +8,11 @@ import { Channel } from "./channel.ts";
 import {
   blockThread,
   currentThread,
+  type GreenThread,
   type Parked,
   unblockThread,
 } from "./green_thread.ts";
-import { currentScheduler, runStateOf } from "./scheduler.ts";
+import { currentScheduler, runStateOf, type Scheduler } from "./scheduler.ts";
 
 /** Options for {@linkcode sleep}. */
 export interface SleepOptions {
@@ -21,6 +22,14 @@ export interface SleepOptions {
    * @default {undefined}
    */
   signal?: AbortSignal;
+  /**
+   * The sleeping green thread: counted as blocked (`sleep`) meanwhile, and
+   * its run owns the timer. Required for that on a scheduler made with
+   * `threadContext: false`.
+   *
+   * @default {currentThread()}
+   */
+  thread?: GreenThread;
 }
 
 /** Options for {@linkcode after}. */
@@ -43,6 +52,14 @@ export interface AfterOptions<T = boolean> {
    * @default {false}
    */
   zero?: T;
+  /**
+   * The scheduler whose run the timer belongs to: it counts as pending work
+   * of that run and is cleared when the run ends. Pass it on a scheduler
+   * made with `threadContext: false`.
+   *
+   * @default {currentScheduler()}
+   */
+  scheduler?: Scheduler;
 }
 
 function noop(): void {}
@@ -52,7 +69,7 @@ function noop(): void {}
  * `sleep`). A duration of zero or less returns at once, as in Go.
  *
  * @param ms How long to sleep, in milliseconds.
- * @param options An abort signal.
+ * @param options An abort signal and the sleeping thread.
  * @returns A promise that fulfils after `ms`.
  *
  * @example Usage
@@ -69,7 +86,7 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
   const signal = options?.signal;
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (!(ms > 0)) return Promise.resolve();
-  const thread = currentThread();
+  const thread = options?.thread ?? currentThread();
   const run = runStateOf(thread?.scheduler ?? currentScheduler());
   if (run.ended) return new Promise(noop);
   const { promise, resolve, reject } = Promise.withResolvers<void>();
@@ -95,7 +112,8 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
  * milliseconds from now (Go's `time.After`). The channel has capacity 1 and is never closed.
  *
  * @param ms The delay, in milliseconds.
- * @param options An abort signal that stops the timer.
+ * @param options An abort signal that stops the timer, the value and zero
+ * value, and the scheduler.
  * @returns The timer channel.
  *
  * @example Usage
@@ -118,7 +136,7 @@ export function after<T = boolean>(
   });
   const signal = options?.signal;
   if (signal?.aborted) return ch;
-  const run = runStateOf(currentScheduler());
+  const run = runStateOf(options?.scheduler ?? currentScheduler());
   if (run.ended) return ch;
   const onAbort = () => run.stopTimer(handle);
   const handle = run.startTimer(Math.max(0, ms), () => {

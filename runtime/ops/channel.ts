@@ -11,7 +11,11 @@
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { blockForever } from "../../scheduler/block_forever.ts";
-import { Channel, closeChannel } from "../../scheduler/channel.ts";
+import {
+  Channel,
+  type ChannelOpOptions,
+  closeChannel,
+} from "../../scheduler/channel.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { dtypeAttr } from "./values.ts";
@@ -99,15 +103,18 @@ export function statusTensor(ok: boolean): Tensor {
  *
  * @param ch The channel, or `null`.
  * @param x The tensor.
+ * @param options The sending thread (a `ThreadContext` will do) and an
+ * abort signal.
  * @returns `undefined` if the send completed, else a promise of it.
  */
 export function sendTensor(
   ch: Channel<Tensor> | null,
   x: Tensor,
+  options?: ChannelOpOptions,
 ): void | Promise<void> {
-  if (ch === null) return blockForever("chan send (nil chan)");
+  if (ch === null) return blockForever("chan send (nil chan)", options);
   checkElementType(ch, x);
-  return ch.send(x);
+  return ch.send(x, options);
 }
 
 const channelCreate = defineOp({
@@ -136,7 +143,9 @@ const channelSend = defineOp({
   prepare(ctx) {
     const ch = ctx.input("Channel");
     const x = ctx.input("X");
-    return (scope) => sendTensor(ch.channel(scope), x.tensor(scope));
+    // The ThreadContext is a valid ChannelOpOptions: it names the thread.
+    return (scope, thread) =>
+      sendTensor(ch.channel(scope), x.tensor(scope), thread);
   },
 });
 
@@ -152,10 +161,10 @@ const channelRecv = defineOp({
     const ch = ctx.input("Channel");
     const out = ctx.output("Out");
     const status = ctx.optionalOutput("Status");
-    return (scope) => {
+    return (scope, thread) => {
       const c = ch.channel(scope);
-      if (c === null) return blockForever("chan receive (nil chan)");
-      const got = c.recvOk();
+      if (c === null) return blockForever("chan receive (nil chan)", thread);
+      const got = c.recvOk(thread);
       if (!(got instanceof Promise)) {
         out.write(scope, got.value);
         status?.write(scope, statusTensor(got.ok));

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { currentThread } from "../../scheduler/green_thread.ts";
 import { runBlock } from "../block_runner.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { Scope } from "../scope.ts";
@@ -25,7 +24,8 @@ const go = defineOp({
     const args = ctx.inputList("Args");
     const body = ctx.block(ctx.attrs.sub_block, args.map((a) => a.name));
     const argSlots = args.map((a) => body.layout.slotOf(a.name)!);
-    const createdAt = ctx.location;
+    // One options object per op, shared by every thread it spawns.
+    const goOptions = { createdAt: ctx.location };
     return (scope, thread) => {
       const child = new Scope(body.layout, scope);
       for (let i = 0; i < args.length; i++) {
@@ -35,8 +35,8 @@ const go = defineOp({
       }
       const run = thread.run;
       run.scheduler.go(
-        () => runBlock(body, child, { run, thread: currentThread()! }),
-        { createdAt },
+        (thread) => runBlock(body, child, { run, thread }),
+        goOptions,
       );
     };
   },

@@ -135,9 +135,9 @@ const selectOp = defineOp({
       };
     });
     return (scope, thread) => {
-      const chosen = select(prepared.map((c) => toCase(c, scope)), {
-        random: thread.run.scheduler.random,
-      });
+      // The ThreadContext is a valid SelectOptions: it names the thread,
+      // whose scheduler's PRNG chooses.
+      const chosen = select(prepared.map((c) => toCase(c, scope)), thread);
       if (chosen instanceof Promise) {
         return chosen.then((r) => finish(prepared, r, scope, thread));
       }

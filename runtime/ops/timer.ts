@@ -19,11 +19,12 @@ const sleepOp = defineOp({
   prepare(ctx) {
     const duration = ctx.optionalInput("Duration");
     const ms = ctx.attrs.ms;
-    return (scope) => {
+    return (scope, ctx) => {
       const wait = duration === undefined
         ? ms
         : Number(duration.tensor(scope).item(0));
-      if (wait > 0) return sleep(wait);
+      // The ThreadContext is a valid SleepOptions: it names the thread.
+      if (wait > 0) return sleep(wait, ctx);
     };
   },
 });
@@ -37,12 +38,13 @@ const channelAfter = defineOp({
   prepare(ctx) {
     const out = ctx.output("Out");
     const ms = ctx.attrs.ms;
-    return (scope) => {
+    return (scope, ctx) => {
       out.write(
         scope,
         after<Tensor>(ms, {
           value: statusTensor(true),
           zero: Tensor.zeros([1], "bool"),
+          scheduler: ctx.run.scheduler,
         }),
       );
     };

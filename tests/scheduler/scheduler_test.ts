@@ -5,11 +5,15 @@ import {
   assertRejects,
 } from "@std/assert";
 import {
+  after,
   blockForever,
   Channel,
+  closeChannel,
   currentScheduler,
+  currentThread,
   Deadlock,
   go,
+  type GreenThread,
   Panic,
   run,
   Scheduler,
@@ -324,4 +328,249 @@ Deno.test("Scheduler.random is seeded by SchedulerOptions.seed", () => {
   assertEquals(a.seed, 9);
   assertEquals(a.random.nextUint32(), b.random.nextUint32());
   assert(Number.isInteger(new Scheduler().seed));
+});
+
+// ---------------------------------------------------------------------------
+// Without thread contexts (threadContext: false): threads name themselves
+
+Deno.test("Scheduler.go() passes the new thread to its function", async () => {
+  for (const threadContext of [true, false]) {
+    const s = new Scheduler({ seed: 1, threadContext });
+    const seen: number[] = [];
+    await within(
+      2000,
+      s.run(async (main) => {
+        seen.push(main.id);
+        await s.go((t) => {
+          seen.push(t.id);
+        }).done;
+      }),
+    );
+    assertEquals(seen, [1, 2]);
+  }
+});
+
+Deno.test("Scheduler without thread contexts gives its threads none", async () => {
+  const s = new Scheduler({ seed: 1, threadContext: false });
+  const seen: unknown[] = [];
+  await within(
+    2000,
+    s.run(async (main) => {
+      const ch = new Channel<number>();
+      const t = s.go(async (t) => {
+        seen.push(currentThread());
+        await ch.recv({ thread: t });
+        seen.push(currentThread());
+        await sleep(1, { thread: t });
+        seen.push(currentThread());
+      });
+      seen.push(currentThread());
+      await settle();
+      await ch.send(1, { thread: main });
+      seen.push(currentThread());
+      await t.done;
+    }),
+  );
+  assertEquals(seen, [undefined, undefined, undefined, undefined, undefined]);
+});
+
+Deno.test("Scheduler without thread contexts does not leak the spawner's context", async () => {
+  // A lean scheduler driven from inside a thread that has a context.
+  const outer = new Scheduler({ seed: 1 });
+  let seen: unknown = "unset";
+  await within(
+    2000,
+    outer.run(async () => {
+      const lean = new Scheduler({ seed: 2, threadContext: false });
+      await lean.run(async (t) => {
+        await sleep(1, { thread: t });
+        seen = currentThread();
+      });
+    }),
+  );
+  assertEquals(seen, undefined);
+});
+
+Deno.test("Scheduler without thread contexts counts explicitly named threads as blocked", async () => {
+  const s = new Scheduler({ seed: 1, threadContext: false });
+  await within(
+    2000,
+    s.run(async (main) => {
+      const ch = new Channel<number>();
+      const a = s.go((t) => ch.recv({ thread: t }));
+      const b = s.go((t) =>
+        select([{ recv: ch }, { recv: null }], { thread: t })
+      );
+      const c = s.go((t) =>
+        blockForever("chan send (nil chan)", { thread: t })
+      );
+      const d = s.go((t) =>
+        sleep(10_000, { thread: t, signal: AbortSignal.timeout(5) }).catch(
+          () => {},
+        )
+      );
+      const e = s.go(() => ch.recv()); // unnamed: not counted
+      await settle();
+      assertEquals(
+        [a, b, c, d, e].map((t) => [t.state, t.waitReason]),
+        [
+          ["blocked", "chan receive"],
+          ["blocked", "select"],
+          ["blocked", "chan send (nil chan)"],
+          ["blocked", "sleep"],
+          ["runnable", undefined],
+        ],
+      );
+      await ch.send(1, { thread: main });
+      await ch.send(2, { thread: main });
+      await ch.send(3, { thread: main });
+      await d.done;
+      assertEquals([a.state, b.state, d.state, e.state], [
+        "done",
+        "done",
+        "done",
+        "done",
+      ]);
+      assertEquals(c.waitReason, "chan send (nil chan)");
+    }),
+  );
+});
+
+Deno.test("Scheduler without thread contexts reports a deadlock with wait reasons", async () => {
+  const s = new Scheduler({ seed: 1, threadContext: false });
+  const d: Deadlock = await within(
+    2000,
+    assertRejects(() =>
+      s.run(async (main) => {
+        const a = new Channel<number>();
+        const b = new Channel<number>();
+        s.go((t) => b.send(1, { thread: t }), { createdAt: "block 0 op 2 go" });
+        s.go((t) =>
+          select([{ recv: a }, { recv: b }, { recv: null }], { thread: t }), {
+          name: "worker",
+        });
+        s.go((t) =>
+          blockForever("chan receive (nil chan)", { thread: t })
+        );
+        s.go((t) => select([], { thread: t }));
+        s.go(async (t) => {
+          await a.send(5, { thread: t });
+          await a.send(6, { thread: t });
+        });
+        await settle();
+        main.where = "block 0 op 7 channel_recv";
+        await a.recv({ thread: main });
+        await b.recv({ thread: main });
+      }), Deadlock),
+  );
+  assertEquals(d.threads.map((t) => t.id), [1, 4, 5, 6]);
+  assertEquals(
+    d.dump,
+    [
+      "goroutine 1 [chan receive]:\n\tblock 0 op 7 channel_recv",
+      "goroutine 4 [chan receive (nil chan)]:",
+      "goroutine 5 [select (no cases)]:",
+      "goroutine 6 [chan send]:",
+    ].join("\n\n"),
+  );
+});
+
+Deno.test("Scheduler without thread contexts names the thread in its panics", async () => {
+  // A panic made by the scheduler takes the thread from the operation.
+  const s = new Scheduler({ seed: 1, threadContext: false });
+  let sender: GreenThread | undefined;
+  const p: Panic = await within(
+    2000,
+    assertRejects(() =>
+      s.run(async (main) => {
+        const ch = new Channel<number>();
+        ch.close();
+        sender = s.go(async (t) => {
+          await sleep(1, { thread: t });
+          t.where = "block 1 op 0 channel_send";
+          ch.send(1, { thread: t });
+        });
+        await blockForever("select (no cases)", {
+          thread: main,
+          signal: AbortSignal.timeout(1000),
+        });
+      }), Panic),
+  );
+  assertEquals(p.message, "send on closed channel");
+  assertEquals(p.thread, sender);
+  assertEquals(p.where, "block 1 op 0 channel_send");
+  // A panic made without the thread gets it when it leaves the thread.
+  const s2 = new Scheduler({ seed: 1, threadContext: false });
+  let thrower: GreenThread | undefined;
+  const p2: Panic = await within(
+    2000,
+    assertRejects(() =>
+      s2.run(async (main) => {
+        thrower = s2.go(async (t) => {
+          await sleep(1, { thread: t });
+          t.where = "block 2 op 1 channel_close";
+          new Channel<number>(0).close();
+          closeChannel(null);
+        });
+        await sleep(1000, { thread: main });
+      }), Panic),
+  );
+  assertEquals(p2.message, "close of nil channel");
+  assertEquals(p2.thread, thrower);
+  assertEquals(p2.where, "block 2 op 1 channel_close");
+  assertEquals(thrower?.panic, p2);
+});
+
+Deno.test("Scheduler without thread contexts wakes a sender parked on a closed channel with a panic naming it", async () => {
+  const s = new Scheduler({ seed: 1, threadContext: false });
+  let sender: GreenThread | undefined;
+  const p: Panic = await within(
+    2000,
+    assertRejects(() =>
+      s.run(async (main) => {
+        const ch = new Channel<number>();
+        sender = s.go((t) => ch.send(1, { thread: t }));
+        await sleep(1, { thread: main });
+        assertEquals(sender.waitReason, "chan send");
+        ch.close();
+        await sleep(1000, { thread: main });
+      }), Panic),
+  );
+  assertEquals(p.message, "send on closed channel");
+  assertEquals(p.thread, sender);
+});
+
+Deno.test("select() with a thread draws from its scheduler's PRNG", async () => {
+  async function picks(threadContext: boolean): Promise<number[]> {
+    const s = new Scheduler({ seed: 3, threadContext });
+    const got: number[] = [];
+    await s.run((t) => {
+      const a = new Channel<number>(100);
+      const b = new Channel<number>(100);
+      for (let i = 0; i < 20; i++) {
+        a.send(0);
+        b.send(1);
+        const r = select([{ recv: a }, { recv: b }], { thread: t });
+        got.push((r as { index: number }).index);
+      }
+    });
+    return got;
+  }
+  assertEquals(await picks(false), await picks(true));
+});
+
+Deno.test("after() with a scheduler keeps a run without thread contexts alive", async () => {
+  const s = new Scheduler({ seed: 1, threadContext: false });
+  let got: unknown;
+  await within(
+    2000,
+    s.run(async (main) => {
+      const never = new Channel<number>();
+      const timeout = after(5, { scheduler: s });
+      got = (await select([{ recv: never }, { recv: timeout }], {
+        thread: main,
+      })).index;
+    }),
+  );
+  assertEquals(got, 1);
 });
