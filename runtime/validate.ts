@@ -12,12 +12,13 @@ import type {
   OpDesc,
   OpDesc_Var,
   ProgramDesc,
+  VarDesc,
 } from "../gen/rill/v1/framework_pb.ts";
 import { AttrError, readAttrs } from "./attr_read.ts";
 import { ProgramError, type ProgramErrorWhere } from "./errors.ts";
 import type { InferredType, OpDef, SlotSpec, VarInfo } from "./op_def.ts";
 import { OPS } from "./ops/mod.ts";
-import { varInfoOf } from "./var_info.ts";
+import { varInfoOf, varKindOf } from "./var_info.ts";
 
 /** Options of `validateProgram`. */
 export interface ValidateOptions {
@@ -138,11 +139,19 @@ function checkDeclaredShape(
   }
 }
 
+// Validation allocates little on purpose: a decoded program is young
+// garbage-collected data, and every scavenge that garbage from here
+// triggers copies the whole program tree again.
 class Validator {
   readonly #program: ProgramDesc;
   readonly #file: string | undefined;
   readonly #registry: ReadonlyMap<string, OpDef>;
-  readonly #declared: Map<string, VarInfo>[] = [];
+  readonly #declared: Map<string, VarDesc>[] = [];
+  readonly #infos = new Map<VarDesc, VarInfo>();
+  // The op being checked, named in errors.
+  #block = 0;
+  #opIndex = 0;
+  #opType = "";
 
   constructor(program: ProgramDesc, options: ValidateOptions) {
     this.#program = program;
@@ -154,11 +163,21 @@ class Validator {
     const blocks = this.#program.blocks;
     if (blocks.length === 0) this.#fail("the program has no blocks", {});
     blocks.forEach((b, i) => this.#checkBlock(b, i));
-    blocks.forEach((b) => b.ops.forEach((op, i) => this.#checkOp(b, op, i)));
+    for (const block of blocks) {
+      for (let i = 0; i < block.ops.length; i++) this.#checkOp(block, i);
+    }
   }
 
   #fail(detail: string, where: ProgramErrorWhere): never {
     throw new ProgramError(detail, { file: this.#file, ...where });
+  }
+
+  #failOp(detail: string): never {
+    this.#fail(detail, {
+      block: this.#block,
+      op: this.#opIndex,
+      opType: this.#opType,
+    });
   }
 
   #checkBlock(block: BlockDesc, i: number): void {
@@ -172,7 +191,7 @@ class Validator {
         block: i,
       });
     }
-    const vars = new Map<string, VarInfo>();
+    const vars = new Map<string, VarDesc>();
     for (const v of block.vars) {
       if (v.name === "") {
         this.#fail("a variable has an empty name", { block: i });
@@ -180,74 +199,91 @@ class Validator {
       if (vars.has(v.name)) {
         this.#fail(`variable "${v.name}" is declared twice`, { block: i });
       }
-      vars.set(v.name, varInfoOf(v));
+      vars.set(v.name, v);
     }
     this.#declared.push(vars);
   }
 
-  #lookup(block: number, name: string): VarInfo | undefined {
+  #lookupDesc(block: number, name: string): VarDesc | undefined {
     for (let b = block; b >= 0; b = this.#program.blocks[b].parentIdx) {
-      const info = this.#declared[b].get(name);
-      if (info !== undefined) return info;
+      const desc = this.#declared[b].get(name);
+      if (desc !== undefined) return desc;
       if (b === 0) break;
     }
     return undefined;
   }
 
-  #checkOp(block: BlockDesc, op: OpDesc, i: number): void {
-    const where = { block: block.idx, op: i, opType: op.type };
+  #info(desc: VarDesc): VarInfo {
+    let info = this.#infos.get(desc);
+    if (info === undefined) this.#infos.set(desc, info = varInfoOf(desc));
+    return info;
+  }
+
+  #lookup(block: number, name: string): VarInfo | undefined {
+    const desc = this.#lookupDesc(block, name);
+    return desc === undefined ? undefined : this.#info(desc);
+  }
+
+  #checkOp(block: BlockDesc, i: number): void {
+    const op = block.ops[i];
+    this.#block = block.idx;
+    this.#opIndex = i;
+    this.#opType = op.type;
     const def = this.#registry.get(op.type);
-    if (def === undefined) this.#fail(`unknown op "${op.type}"`, where);
-    const inputs = this.#checkSlots(
-      block,
-      op.inputs,
-      def.inputs,
-      "input",
-      where,
-    );
-    const outputs = this.#checkSlots(
-      block,
-      op.outputs,
-      def.outputs,
-      "output",
-      where,
-    );
+    if (def === undefined) this.#failOp(`unknown op "${op.type}"`);
+    this.#checkSlots(block, op.inputs, def.inputs, "input");
+    this.#checkSlots(block, op.outputs, def.outputs, "output");
     let attrs: Record<string, unknown>;
     try {
       attrs = readAttrs(def.attrs, op.attrs);
     } catch (e) {
-      if (e instanceof AttrError) this.#fail(e.message, where);
+      if (e instanceof AttrError) this.#failOp(e.message);
       throw e;
     }
-    this.#checkBlockAttrs(block, def, attrs, where);
+    this.#checkBlockAttrs(block, def, attrs);
     try {
       def.check?.(attrs as never, {
         lookup: (name) => this.#lookup(block.idx, name),
         blockCount: this.#program.blocks.length,
       });
-      const inferred = def.infer?.({
-        inputs: (s) => inputs.get(s) ?? [],
-        attrs: attrs as never,
-      });
-      for (const slot in inferred) {
-        const types = inferred[slot];
-        const declared = outputs.get(slot) ?? [];
-        for (let i = 0; i < declared.length; i++) {
-          const made = Array.isArray(types)
-            ? types[i]
-            : i === 0
-            ? types
-            : undefined;
-          checkDeclaredShape(
-            slot,
-            declared[i],
-            (made as InferredType | undefined)?.shape,
-          );
-        }
-      }
+      if (def.infer !== undefined) this.#checkInferred(block, op, def, attrs);
     } catch (e) {
       if (e instanceof ProgramError) throw e;
-      this.#fail((e as Error).message, where);
+      this.#failOp((e as Error).message);
+    }
+  }
+
+  // Runs the op's shape rule on its inputs' declared types; the rule throws
+  // on a mismatch it can see, and its outputs must fit their declarations.
+  #checkInferred(
+    block: BlockDesc,
+    op: OpDesc,
+    def: OpDef,
+    attrs: Record<string, unknown>,
+  ): void {
+    const infos = (vars: readonly OpDesc_Var[], slot: string): VarInfo[] => {
+      const names = vars.find((v) => v.parameter === slot)?.arguments ?? [];
+      return names.map((n) => this.#lookup(block.idx, n)!);
+    };
+    const inferred = def.infer!({
+      inputs: (slot) => infos(op.inputs, slot),
+      attrs: attrs as never,
+    });
+    for (const slot in inferred) {
+      const types = inferred[slot];
+      const declared = infos(op.outputs, slot);
+      for (let i = 0; i < declared.length; i++) {
+        const made = Array.isArray(types)
+          ? types[i]
+          : i === 0
+          ? types
+          : undefined;
+        checkDeclaredShape(
+          slot,
+          declared[i],
+          (made as InferredType | undefined)?.shape,
+        );
+      }
     }
   }
 
@@ -256,66 +292,54 @@ class Validator {
     given: readonly OpDesc_Var[],
     specs: Readonly<Record<string, SlotSpec>>,
     side: "input" | "output",
-    where: ProgramErrorWhere,
-  ): Map<string, VarInfo[]> {
-    const seen = new Map<string, VarInfo[]>();
+  ): void {
     const slots = slotMap(specs);
-    for (const v of given) {
+    for (let k = 0; k < given.length; k++) {
+      const v = given[k];
       const spec = slots.get(v.parameter);
+      if (spec === undefined) {
+        this.#failOp(`unknown ${side} slot "${v.parameter}"`);
+      }
       const at = side === "input"
         ? inputAt(v.parameter)
         : outputAt(v.parameter);
-      if (spec === undefined) {
-        this.#fail(`unknown ${side} slot "${v.parameter}"`, where);
+      for (let j = 0; j < k; j++) {
+        if (given[j].parameter === v.parameter) {
+          this.#failOp(`${at} is given twice`);
+        }
       }
-      if (seen.has(v.parameter)) this.#fail(`${at} is given twice`, where);
       if (!spec.duplicable && v.arguments.length > 1) {
-        this.#fail(
-          `${at} takes one variable, got ${v.arguments.length}`,
-          where,
-        );
+        this.#failOp(`${at} takes one variable, got ${v.arguments.length}`);
       }
-      seen.set(
-        v.parameter,
-        v.arguments.map((name) => this.#checkVar(block, name, spec, at, where)),
-      );
+      for (const name of v.arguments) this.#checkVar(block, name, spec, at);
     }
     for (const name of requiredSlots(specs)) {
-      if ((seen.get(name)?.length ?? 0) === 0) {
-        this.#fail(`${side} "${name}" is required`, where);
+      if (!given.some((v) => v.parameter === name && v.arguments.length > 0)) {
+        this.#failOp(`${side} "${name}" is required`);
       }
     }
-    return seen;
   }
 
-  #checkVar(
-    block: BlockDesc,
-    name: string,
-    spec: SlotSpec,
-    at: string,
-    where: ProgramErrorWhere,
-  ): VarInfo {
-    const info = this.#lookup(block.idx, name);
-    if (info === undefined) {
-      this.#fail(
+  #checkVar(block: BlockDesc, name: string, spec: SlotSpec, at: string): void {
+    const desc = this.#lookupDesc(block.idx, name);
+    if (desc === undefined) {
+      this.#failOp(
         `${at}: variable "${name}" is not declared in block ${block.idx} or its ancestors`,
-        where,
       );
     }
-    if (spec.kind !== "any" && info.kind !== spec.kind) {
-      this.#fail(
-        `${at}: variable "${name}" is a ${info.kind}, not a ${spec.kind}`,
-        where,
+    if (spec.kind === "any") return;
+    const kind = varKindOf(desc);
+    if (kind !== spec.kind) {
+      this.#failOp(
+        `${at}: variable "${name}" is a ${kind}, not a ${spec.kind}`,
       );
     }
-    return info;
   }
 
   #checkBlockAttrs(
     block: BlockDesc,
     def: OpDef,
     attrs: Record<string, unknown>,
-    where: ProgramErrorWhere,
   ): void {
     for (const name of blockAttrNames(def)) {
       const value = attrs[name];
@@ -323,12 +347,11 @@ class Validator {
       for (const idx of indices) {
         const sub = this.#program.blocks[idx];
         if (sub === undefined) {
-          this.#fail(`attribute "${name}": block ${idx} does not exist`, where);
+          this.#failOp(`attribute "${name}": block ${idx} does not exist`);
         }
         if (idx === 0 || sub.parentIdx !== block.idx) {
-          this.#fail(
+          this.#failOp(
             `attribute "${name}": block ${idx} is not a child of block ${block.idx}`,
-            where,
           );
         }
       }

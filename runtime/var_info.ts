@@ -29,35 +29,60 @@ import type { VarInfo } from "./op_def.ts";
  * ```
  */
 export function varInfoOf(desc: VarDesc): VarInfo {
+  const name = desc.name;
+  const kind = varKindOf(desc);
+  if (kind === "channel") {
+    const c = desc.type?.channel;
+    const dtype = c === undefined ? undefined : dtypeOfCode(c.dataType);
+    return dtype === undefined ? { name, kind } : { name, kind, dtype };
+  }
+  if (kind !== "tensor") return { name, kind };
+  const type = desc.type;
+  const code = type?.type ?? VarType_Type.LOD_TENSOR;
+  const t = type?.lodTensor?.tensor ?? type?.selectedRows;
+  if (code !== VarType_Type.LOD_TENSOR && code !== VarType_Type.SELECTED_ROWS) {
+    return { name, kind, dtype: dtypeOfCode(code) }; // a bare element type
+  }
+  if (t === undefined) return { name, kind };
+  return {
+    name,
+    kind,
+    dtype: dtypeOfCode(t.dataType),
+    // Fluid leaves dims empty when unknown; a rank-0 declaration reads alike.
+    shape: t.dims.length === 0 ? undefined : t.dims.map(Number),
+  };
+}
+
+/**
+ * What a declared variable holds, without building its full `VarInfo`.
+ *
+ * @param desc The declaration.
+ * @returns Its kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { VarDescSchema } from "../gen/rill/v1/framework_pb.ts";
+ * import { varKindOf } from "./var_info.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(varKindOf(create(VarDescSchema, { name: "c", type: { type: 16 } })), "channel");
+ * ```
+ */
+export function varKindOf(desc: VarDesc): VarInfo["kind"] {
   const code = desc.type?.type ?? VarType_Type.LOD_TENSOR;
   switch (code) {
     case VarType_Type.LOD_TENSOR:
-    case VarType_Type.SELECTED_ROWS: {
-      const t = desc.type?.lodTensor?.tensor ?? desc.type?.selectedRows;
-      if (t === undefined) return { name: desc.name, kind: "tensor" };
-      return {
-        name: desc.name,
-        kind: "tensor",
-        dtype: dtypeOfCode(t.dataType),
-        // Fluid leaves dims empty when unknown; a rank-0 declaration reads alike.
-        shape: t.dims.length === 0 ? undefined : t.dims.map(Number),
-      };
-    }
-    case VarType_Type.CHANNEL: {
-      const c = desc.type?.channel;
-      const dtype = c === undefined ? undefined : dtypeOfCode(c.dataType);
-      return dtype === undefined
-        ? { name: desc.name, kind: "channel" }
-        : { name: desc.name, kind: "channel", dtype };
-    }
+    case VarType_Type.SELECTED_ROWS:
+      return "tensor";
+    case VarType_Type.CHANNEL:
+      return "channel";
     case VarType_Type.LOD_TENSOR_ARRAY:
-      return { name: desc.name, kind: "array" };
+      return "array";
     case VarType_Type.RAW:
-      return { name: desc.name, kind: "raw" };
+      return "raw";
     case VarType_Type.STEP_SCOPES:
-      return { name: desc.name, kind: "step_scopes" };
+      return "step_scopes";
   }
-  const dtype = dtypeOfCode(code);
-  if (dtype !== undefined) return { name: desc.name, kind: "tensor", dtype };
-  return { name: desc.name, kind: "other" };
+  return dtypeOfCode(code) === undefined ? "other" : "tensor";
 }
