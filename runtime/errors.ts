@@ -17,6 +17,12 @@ export interface ProgramErrorWhere {
   op?: number;
   /** The op type. */
   opType?: string;
+  /** The op's slot involved, as `input "X"` names it: `X`. */
+  slot?: string;
+  /** The variable involved. */
+  variable?: string;
+  /** The attribute involved. */
+  attr?: string;
 }
 
 /**

@@ -172,11 +172,15 @@ class Validator {
     throw new ProgramError(detail, { file: this.#file, ...where });
   }
 
-  #failOp(detail: string): never {
+  #failOp(
+    detail: string,
+    about: Pick<ProgramErrorWhere, "slot" | "variable" | "attr"> = {},
+  ): never {
     this.#fail(detail, {
       block: this.#block,
       op: this.#opIndex,
       opType: this.#opType,
+      ...about,
     });
   }
 
@@ -237,7 +241,7 @@ class Validator {
     try {
       attrs = readAttrs(def.attrs, op.attrs);
     } catch (e) {
-      if (e instanceof AttrError) this.#failOp(e.message);
+      if (e instanceof AttrError) this.#failOp(e.message, { attr: e.attr });
       throw e;
     }
     this.#checkBlockAttrs(block, def, attrs);
@@ -249,6 +253,7 @@ class Validator {
       if (def.infer !== undefined) this.#checkInferred(block, op, def, attrs);
     } catch (e) {
       if (e instanceof ProgramError) throw e;
+      if (e instanceof AttrError) this.#failOp(e.message, { attr: e.attr });
       this.#failOp((e as Error).message);
     }
   }
@@ -298,33 +303,47 @@ class Validator {
       const v = given[k];
       const spec = slots.get(v.parameter);
       if (spec === undefined) {
-        this.#failOp(`unknown ${side} slot "${v.parameter}"`);
+        this.#failOp(`unknown ${side} slot "${v.parameter}"`, {
+          slot: v.parameter,
+        });
       }
       const at = side === "input"
         ? inputAt(v.parameter)
         : outputAt(v.parameter);
       for (let j = 0; j < k; j++) {
         if (given[j].parameter === v.parameter) {
-          this.#failOp(`${at} is given twice`);
+          this.#failOp(`${at} is given twice`, { slot: v.parameter });
         }
       }
       if (!spec.duplicable && v.arguments.length > 1) {
-        this.#failOp(`${at} takes one variable, got ${v.arguments.length}`);
+        this.#failOp(`${at} takes one variable, got ${v.arguments.length}`, {
+          slot: v.parameter,
+        });
       }
-      for (const name of v.arguments) this.#checkVar(block, name, spec, at);
+      for (const name of v.arguments) {
+        this.#checkVar(block, name, spec, v.parameter, at);
+      }
     }
     for (const name of requiredSlots(specs)) {
       if (!given.some((v) => v.parameter === name && v.arguments.length > 0)) {
-        this.#failOp(`${side} "${name}" is required`);
+        this.#failOp(`${side} "${name}" is required`, { slot: name });
       }
     }
   }
 
-  #checkVar(block: BlockDesc, name: string, spec: SlotSpec, at: string): void {
+  #checkVar(
+    block: BlockDesc,
+    name: string,
+    spec: SlotSpec,
+    slot: string,
+    at: string,
+  ): void {
     const desc = this.#lookupDesc(block.idx, name);
+    const about = { slot, variable: name };
     if (desc === undefined) {
       this.#failOp(
         `${at}: variable "${name}" is not declared in block ${block.idx} or its ancestors`,
+        about,
       );
     }
     if (spec.kind === "any") return;
@@ -332,6 +351,7 @@ class Validator {
     if (kind !== spec.kind) {
       this.#failOp(
         `${at}: variable "${name}" is a ${kind}, not a ${spec.kind}`,
+        about,
       );
     }
   }
@@ -347,11 +367,14 @@ class Validator {
       for (const idx of indices) {
         const sub = this.#program.blocks[idx];
         if (sub === undefined) {
-          this.#failOp(`attribute "${name}": block ${idx} does not exist`);
+          this.#failOp(`attribute "${name}": block ${idx} does not exist`, {
+            attr: name,
+          });
         }
         if (idx === 0 || sub.parentIdx !== block.idx) {
           this.#failOp(
             `attribute "${name}": block ${idx} is not a child of block ${block.idx}`,
+            { attr: name },
           );
         }
       }

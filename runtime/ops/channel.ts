@@ -18,7 +18,7 @@ import {
 } from "../../scheduler/channel.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import { dtypeAttr } from "./values.ts";
+import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 
 /** `VarType.Type` LOD_TENSOR: a channel of any tensor. */
 const ANY_TENSOR = 7;
@@ -124,7 +124,7 @@ const channelCreate = defineOp({
   outputs: { Out: slot.channel() },
   attrs: { capacity: attr.int(0), data_type: attr.int(ANY_TENSOR) },
   check(a) {
-    if (a.data_type !== ANY_TENSOR) dtypeAttr(a.data_type);
+    if (a.data_type !== ANY_TENSOR) checkDTypeAttr("data_type", a.data_type);
   },
   prepare(ctx) {
     const { capacity, data_type } = ctx.attrs;

@@ -14,7 +14,8 @@ import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import type { Scope } from "../scope.ts";
 import type { ThreadContext } from "../thread_context.ts";
 import type { VarRef } from "../var_ref.ts";
-import { dtypeAttr } from "./values.ts";
+import { checkDTypeAttr, dtypeAttr } from "./values.ts";
+import { AttrError } from "../attr_read.ts";
 
 async function withHold<T>(
   thread: ThreadContext,
@@ -68,11 +69,9 @@ const read = defineOp({
   },
   check(a) {
     if (a.format !== "npy" && a.format !== "csv") {
-      throw new RangeError(
-        `attribute "format": "${a.format}" is not "npy" or "csv"`,
-      );
+      throw new AttrError("format", `"${a.format}" is not "npy" or "csv"`);
     }
-    dtypeAttr(a.dtype);
+    checkDTypeAttr("dtype", a.dtype);
   },
   prepare(ctx) {
     const { path, format } = ctx.attrs;

@@ -7,6 +7,7 @@
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { Random } from "../../scheduler/random.ts";
+import { AttrError } from "../attr_read.ts";
 import { dtypeOfCode } from "../dtype_codes.ts";
 import {
   attr,
@@ -43,13 +44,24 @@ export function dtypeAttr(code: number): DType {
   return dtype;
 }
 
-function dtypeCheck(name: string, code: number | undefined): void {
-  if (code !== undefined) {
-    try {
-      dtypeAttr(code);
-    } catch (e) {
-      throw new RangeError(`attribute "${name}": ${(e as Error).message}`);
-    }
+/**
+ * Checks that attribute `name` holds a tensor element type, for an op's
+ * `check`; throws an `AttrError` naming the attribute.
+ *
+ * @param name The attribute.
+ * @param code Its value, a `VarType.Type` number.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkDTypeAttr } from "./values.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * assertThrows(() => checkDTypeAttr("dtype", 16), Error, 'attribute "dtype"');
+ * ```
+ */
+export function checkDTypeAttr(name: string, code: number): void {
+  if (dtypeOfCode(code) === undefined) {
+    throw new AttrError(name, `dtype ${code} is not a tensor element type`);
   }
 }
 
@@ -62,17 +74,17 @@ function constantOf(
   if (dtype === "int64") {
     if (str === "") return BigInt(Math.trunc(value));
     if (!/^\s*[-+]?\d+\s*$/.test(str)) {
-      throw new RangeError(`str_value "${str}" is not an integer`);
+      throw new RangeError(`"${str}" is not an integer`);
     }
     const v = BigInt(str.trim());
     if (v !== BigInt.asIntN(64, v)) {
-      throw new RangeError(`str_value "${str}" does not fit int64`);
+      throw new RangeError(`"${str}" does not fit int64`);
     }
     return v;
   }
   const v = str !== "" ? Number(str) : value;
   if (Number.isNaN(v) && str !== "" && !/^\s*[-+]?nan\s*$/i.test(str)) {
-    throw new RangeError(`str_value "${str}" is not a number`);
+    throw new RangeError(`"${str}" is not a number`);
   }
   return dtype === "bool" ? v !== 0 : v;
 }
@@ -89,8 +101,12 @@ const fillConstant = defineOp({
     str_value: attr.string(""),
   },
   check(a) {
-    dtypeCheck("dtype", a.dtype);
-    constantOf(dtypeAttr(a.dtype), a.value, a.str_value);
+    checkDTypeAttr("dtype", a.dtype);
+    try {
+      constantOf(dtypeAttr(a.dtype), a.value, a.str_value);
+    } catch (e) {
+      throw new AttrError("str_value", (e as Error).message);
+    }
   },
   infer: ({ attrs }) => ({
     Out: { dtype: dtypeAttr(attrs.dtype), shape: attrs.shape.map(Number) },
@@ -121,7 +137,7 @@ const assignValue = defineOp({
     bool_values: attr.bools(),
   },
   check(a) {
-    dtypeCheck("dtype", a.dtype);
+    checkDTypeAttr("dtype", a.dtype);
     const given = [a.fp32_values, a.int32_values, a.int64_values, a.bool_values]
       .filter((v) => v !== undefined && v.length > 0);
     if (given.length > 1) {
@@ -261,7 +277,7 @@ const uniformRandom = defineOp({
     max: attr.float(1),
     seed: attr.int(0),
   },
-  check: (a) => dtypeCheck("dtype", a.dtype),
+  check: (a) => checkDTypeAttr("dtype", a.dtype),
   infer: ({ attrs }) => randomOutput(attrs),
   prepare: (ctx) =>
     randomRun(ctx, ctx.attrs.min, ctx.attrs.max, "uniformRandom"),
@@ -279,7 +295,7 @@ const gaussianRandom = defineOp({
     std: attr.float(1),
     seed: attr.int(0),
   },
-  check: (a) => dtypeCheck("dtype", a.dtype),
+  check: (a) => checkDTypeAttr("dtype", a.dtype),
   infer: ({ attrs }) => randomOutput(attrs),
   prepare: (ctx) =>
     randomRun(ctx, ctx.attrs.mean, ctx.attrs.std, "gaussianRandom"),

@@ -154,6 +154,8 @@ Deno.test("Executor.run() names the file in validation errors", async () => {
     block: 0,
     op: 0,
     opType: "fill_constant",
+    slot: "Out",
+    variable: "fill_constant.out_0",
   });
 });
 

@@ -157,7 +157,7 @@ Deno.test("validateProgram() rejects an undeclared input variable", () => {
       fill("a"),
       op("elementwise_add", { X: ["a"], Y: ["b"] }, { Out: ["a"] }),
     ])),
-    { block: 0, op: 1, opType: "elementwise_add" },
+    { block: 0, op: 1, opType: "elementwise_add", slot: "Y", variable: "b" },
     'p.pb: block 0 op 1 (elementwise_add): input "Y": variable "b" is not declared in block 0 or its ancestors',
   );
 });
@@ -165,7 +165,7 @@ Deno.test("validateProgram() rejects an undeclared input variable", () => {
 Deno.test("validateProgram() rejects an undeclared output variable", () => {
   assertInvalid(
     program(main([], [fill("out")])),
-    { block: 0, op: 0, opType: "fill_constant" },
+    { block: 0, op: 0, opType: "fill_constant", slot: "Out", variable: "out" },
     'p.pb: block 0 op 0 (fill_constant): output "Out": variable "out" is not declared in block 0 or its ancestors',
   );
 });
@@ -177,7 +177,7 @@ Deno.test("validateProgram() rejects a variable declared only in a sibling block
       block(1, 0, [tensor("z", [2])], [fill("z")]),
       block(2, 0, [], [op("print", { In: ["z"] })]),
     ),
-    { block: 2, op: 0, opType: "print" },
+    { block: 2, op: 0, opType: "print", slot: "In", variable: "z" },
     'p.pb: block 2 op 0 (print): input "In": variable "z" is not declared in block 2 or its ancestors',
   );
 });
@@ -187,7 +187,7 @@ Deno.test("validateProgram() rejects an attribute of the wrong type", () => {
     program(main([tensor("x")], [
       fill("x", [{ name: "value", type: AttrType.STRING, s: "1" }]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
+    { block: 0, op: 0, opType: "fill_constant", attr: "value" },
     'p.pb: block 0 op 0 (fill_constant): attribute "value": expected FLOAT, got STRING',
   );
 });
@@ -209,7 +209,7 @@ Deno.test("validateProgram() rejects a LONG too large for an INT attribute", () 
     program(main([tensor("x")], [
       fill("x", [{ name: "dtype", type: AttrType.LONG, l: 2n ** 40n }]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
+    { block: 0, op: 0, opType: "fill_constant", attr: "dtype" },
     'p.pb: block 0 op 0 (fill_constant): attribute "dtype": value 1099511627776 does not fit an INT',
   );
 });
@@ -219,7 +219,7 @@ Deno.test("validateProgram() rejects an unknown attribute", () => {
     program(main([tensor("x")], [
       fill("x", [{ name: "colour", type: AttrType.STRING, s: "red" }]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
+    { block: 0, op: 0, opType: "fill_constant", attr: "colour" },
     'p.pb: block 0 op 0 (fill_constant): attribute "colour": unknown attribute',
   );
 });
@@ -241,7 +241,7 @@ Deno.test("validateProgram() rejects an attribute given twice", () => {
         { name: "value", type: AttrType.FLOAT, f: 2 },
       ]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
+    { block: 0, op: 0, opType: "fill_constant", attr: "value" },
     'p.pb: block 0 op 0 (fill_constant): attribute "value": given twice',
   );
 });
@@ -252,7 +252,7 @@ Deno.test("validateProgram() rejects a missing required attribute", () => {
       fillCond,
       op("conditional_block", { Cond: ["cond"] }),
     ])),
-    { block: 0, op: 1, opType: "conditional_block" },
+    { block: 0, op: 1, opType: "conditional_block", attr: "sub_block" },
     'p.pb: block 0 op 1 (conditional_block): attribute "sub_block": required but absent',
   );
 });
@@ -266,7 +266,7 @@ Deno.test("validateProgram() rejects a dtype attribute that names no element typ
         i: VarType_Type.CHANNEL,
       }]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
+    { block: 0, op: 0, opType: "fill_constant", attr: "dtype" },
     'p.pb: block 0 op 0 (fill_constant): attribute "dtype": dtype 16 is not a tensor element type',
   );
 });
@@ -276,8 +276,8 @@ Deno.test("validateProgram() rejects a str_value that is not a number of its dty
     program(main([tensor("x")], [
       fill("x", [{ name: "str_value", type: AttrType.STRING, s: "abc" }]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
-    'p.pb: block 0 op 0 (fill_constant): str_value "abc" is not a number',
+    { block: 0, op: 0, opType: "fill_constant", attr: "str_value" },
+    'p.pb: block 0 op 0 (fill_constant): attribute "str_value": "abc" is not a number',
   );
   assertInvalid(
     program(main([tensor("x")], [
@@ -286,8 +286,8 @@ Deno.test("validateProgram() rejects a str_value that is not a number of its dty
         { name: "str_value", type: AttrType.STRING, s: "1.5" },
       ]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
-    'p.pb: block 0 op 0 (fill_constant): str_value "1.5" is not an integer',
+    { block: 0, op: 0, opType: "fill_constant", attr: "str_value" },
+    'p.pb: block 0 op 0 (fill_constant): attribute "str_value": "1.5" is not an integer',
   );
   assertInvalid(
     program(main([tensor("x")], [
@@ -296,8 +296,8 @@ Deno.test("validateProgram() rejects a str_value that is not a number of its dty
         { name: "str_value", type: AttrType.STRING, s: "9223372036854775808" },
       ]),
     ])),
-    { block: 0, op: 0, opType: "fill_constant" },
-    'p.pb: block 0 op 0 (fill_constant): str_value "9223372036854775808" does not fit int64',
+    { block: 0, op: 0, opType: "fill_constant", attr: "str_value" },
+    'p.pb: block 0 op 0 (fill_constant): attribute "str_value": "9223372036854775808" does not fit int64',
   );
 });
 
@@ -307,7 +307,7 @@ Deno.test("validateProgram() rejects a missing required input slot", () => {
       fill("x"),
       op("elementwise_add", { X: ["x"] }, { Out: ["x"] }),
     ])),
-    { block: 0, op: 1, opType: "elementwise_add" },
+    { block: 0, op: 1, opType: "elementwise_add", slot: "Y" },
     'p.pb: block 0 op 1 (elementwise_add): input "Y" is required',
   );
 });
@@ -315,7 +315,7 @@ Deno.test("validateProgram() rejects a missing required input slot", () => {
 Deno.test("validateProgram() rejects a missing required output slot", () => {
   assertInvalid(
     program(main([], [op("fill_constant")])),
-    { block: 0, op: 0, opType: "fill_constant" },
+    { block: 0, op: 0, opType: "fill_constant", slot: "Out" },
     'p.pb: block 0 op 0 (fill_constant): output "Out" is required',
   );
 });
@@ -323,7 +323,7 @@ Deno.test("validateProgram() rejects a missing required output slot", () => {
 Deno.test("validateProgram() rejects a required slot with no variables", () => {
   assertInvalid(
     program(main([], [op("print", { In: [] })])),
-    { block: 0, op: 0, opType: "print" },
+    { block: 0, op: 0, opType: "print", slot: "In" },
     'p.pb: block 0 op 0 (print): input "In" is required',
   );
 });
@@ -333,7 +333,7 @@ Deno.test("validateProgram() rejects an unknown slot", () => {
     program(
       main([tensor("x")], [fill("x"), op("print", { In: ["x"], Z: ["x"] })]),
     ),
-    { block: 0, op: 1, opType: "print" },
+    { block: 0, op: 1, opType: "print", slot: "Z" },
     'p.pb: block 0 op 1 (print): unknown input slot "Z"',
   );
 });
@@ -341,7 +341,7 @@ Deno.test("validateProgram() rejects an unknown slot", () => {
 Deno.test("validateProgram() rejects two variables in a slot that takes one", () => {
   assertInvalid(
     program(main([tensor("x")], [fill("x"), op("print", { In: ["x", "x"] })])),
-    { block: 0, op: 1, opType: "print" },
+    { block: 0, op: 1, opType: "print", slot: "In" },
     'p.pb: block 0 op 1 (print): input "In" takes one variable, got 2',
   );
 });
@@ -356,7 +356,7 @@ Deno.test("validateProgram() rejects a slot given twice", () => {
   }]));
   assertInvalid(
     p,
-    { block: 0, op: 1, opType: "print" },
+    { block: 0, op: 1, opType: "print", slot: "In" },
     'p.pb: block 0 op 1 (print): input "In" is given twice',
   );
 });
@@ -367,7 +367,13 @@ Deno.test("validateProgram() rejects a channel slot naming a tensor", () => {
       fill("x"),
       op("channel_close", { Channel: ["x"] }),
     ])),
-    { block: 0, op: 1, opType: "channel_close" },
+    {
+      block: 0,
+      op: 1,
+      opType: "channel_close",
+      slot: "Channel",
+      variable: "x",
+    },
     'p.pb: block 0 op 1 (channel_close): input "Channel": variable "x" is a tensor, not a channel',
   );
 });
@@ -377,7 +383,7 @@ Deno.test("validateProgram() rejects a tensor slot naming a channel", () => {
     program(
       main([channel("ch")], [op("relu", { X: ["ch"] }, { Out: ["ch"] })]),
     ),
-    { block: 0, op: 0, opType: "relu" },
+    { block: 0, op: 0, opType: "relu", slot: "X", variable: "ch" },
     'p.pb: block 0 op 0 (relu): input "X": variable "ch" is a channel, not a tensor',
   );
 });
@@ -385,7 +391,7 @@ Deno.test("validateProgram() rejects a tensor slot naming a channel", () => {
 Deno.test("validateProgram() rejects a block index out of range", () => {
   assertInvalid(
     program(main([cond], [fillCond, ifBlock(5)])),
-    { block: 0, op: 1, opType: "conditional_block" },
+    { block: 0, op: 1, opType: "conditional_block", attr: "sub_block" },
     'p.pb: block 0 op 1 (conditional_block): attribute "sub_block": block 5 does not exist',
   );
 });
@@ -397,12 +403,12 @@ Deno.test("validateProgram() rejects a sub-block that is not a child of the op's
       block(1, 0),
       block(2, 1),
     ),
-    { block: 0, op: 1, opType: "conditional_block" },
+    { block: 0, op: 1, opType: "conditional_block", attr: "sub_block" },
     'p.pb: block 0 op 1 (conditional_block): attribute "sub_block": block 2 is not a child of block 0',
   );
   assertInvalid(
     program(main([cond], [fillCond, ifBlock(0)])),
-    { block: 0, op: 1, opType: "conditional_block" },
+    { block: 0, op: 1, opType: "conditional_block", attr: "sub_block" },
     'p.pb: block 0 op 1 (conditional_block): attribute "sub_block": block 0 is not a child of block 0',
   );
 });
@@ -417,8 +423,49 @@ Deno.test("validateProgram() rejects a BLOCKS index that is not a child", () => 
       block(1, 0),
       block(2, 1),
     ),
-    { block: 0, op: 0, opType: "select" },
+    { block: 0, op: 0, opType: "select", attr: "sub_blocks" },
     'p.pb: block 0 op 0 (select): attribute "sub_blocks": block 2 is not a child of block 0',
+  );
+});
+
+Deno.test("validateProgram() errors carry the slot, variable and attribute as data", () => {
+  const whereOf = (p: ReturnType<typeof program>): ProgramErrorWhere => {
+    const e = assertThrows(() => validateProgram(p));
+    assertInstanceOf(e, ProgramError);
+    return e.where;
+  };
+  // A slot error names the slot.
+  assertEquals(
+    whereOf(program(main([], [op("print")]))),
+    { file: undefined, block: 0, op: 0, opType: "print", slot: "In" },
+  );
+  // A variable error names the slot and the variable.
+  assertEquals(
+    whereOf(program(main([tensor("a")], [
+      fill("a"),
+      op("elementwise_add", { X: ["a"], Y: ["b"] }, { Out: ["a"] }),
+    ]))),
+    {
+      file: undefined,
+      block: 0,
+      op: 1,
+      opType: "elementwise_add",
+      slot: "Y",
+      variable: "b",
+    },
+  );
+  // An attribute error names the attribute.
+  assertEquals(
+    whereOf(program(main([tensor("x")], [
+      fill("x", [{ name: "value", type: AttrType.STRING, s: "1" }]),
+    ]))),
+    {
+      file: undefined,
+      block: 0,
+      op: 0,
+      opType: "fill_constant",
+      attr: "value",
+    },
   );
 });
 

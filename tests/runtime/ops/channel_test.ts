@@ -412,6 +412,8 @@ for (const type of ["channel_send", "channel_recv", "channel_close"]) {
       block: 0,
       op: 3,
       opType: type,
+      slot: "Channel",
+      variable: "fill_constant.out_1", // x; int32(1) made out_0
     });
     assertStringIncludes(error.message, `input "Channel"`);
     assertEquals(lines, []);

@@ -258,6 +258,7 @@ Deno.test("validate() rejects a go without a sub_block attribute", async () => {
     block: 0,
     op: 0,
     opType: "go",
+    attr: "sub_block",
   });
   assert(error.message.includes("sub_block"), error.message);
 });
