@@ -1,13 +1,7 @@
-import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { join } from "@std/path";
-import {
-  AttrType,
-  type OpDescSchema,
-  ProgramDescSchema,
-  type VarDescSchema,
-  VarType_Type,
-} from "../../gen/rill/v1/framework_pb.ts";
+import { AttrType, ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
 import {
   decodeNpy,
   defaultProgram,
@@ -25,37 +19,14 @@ import { buildProgram } from "../_helpers/run_program.ts";
 import { doubler } from "../_helpers/doubler.ts";
 import { mapLimited, ROOT, runRill } from "../_helpers/rill_process.ts";
 import { withTempDir } from "../_helpers/with_temp_dir.ts";
-
-type OpInit = MessageInitShape<typeof OpDescSchema>;
-type VarInit = MessageInitShape<typeof VarDescSchema>;
+import {
+  op,
+  type OpInit,
+  tensor,
+  type VarInit,
+} from "../_helpers/desc_init.ts";
 
 const PARALLEL = 4;
-
-function tensor(name: string, dims?: number[]): VarInit {
-  return {
-    name,
-    type: {
-      type: VarType_Type.LOD_TENSOR,
-      lodTensor: {
-        tensor: { dataType: VarType_Type.FP32, dims: dims?.map(BigInt) },
-      },
-    },
-  };
-}
-
-function op(
-  type: string,
-  inputs: Record<string, string[]> = {},
-  outputs: Record<string, string[]> = {},
-  attrs: OpInit["attrs"] = [],
-): OpInit {
-  const slots = (m: Record<string, string[]>) =>
-    Object.entries(m).map(([parameter, args]) => ({
-      parameter,
-      arguments: args,
-    }));
-  return { type, inputs: slots(inputs), outputs: slots(outputs), attrs };
-}
 
 const fillX = op("fill_constant", {}, { Out: ["x"] }, [
   { name: "shape", type: AttrType.LONGS, longs: [1n] },

@@ -9,9 +9,7 @@ import {
 import {
   AttrType,
   type BlockDescSchema,
-  type OpDescSchema,
   ProgramDescSchema,
-  type VarDescSchema,
   VarType_Type,
 } from "../../gen/rill/v1/framework_pb.ts";
 import { Executor } from "../../mod.ts";
@@ -19,44 +17,15 @@ import { ProgramError, type ProgramErrorWhere } from "../../runtime/errors.ts";
 import { validateProgram } from "../../runtime/validate.ts";
 import { makeRegistry } from "../../runtime/ops/mod.ts";
 import { VALUE_OPS } from "../../runtime/ops/values.ts";
+import {
+  channel,
+  op,
+  type OpInit,
+  tensor,
+  type VarInit,
+} from "../_helpers/desc_init.ts";
 
-type OpInit = MessageInitShape<typeof OpDescSchema>;
-type VarInit = MessageInitShape<typeof VarDescSchema>;
 type BlockInit = MessageInitShape<typeof BlockDescSchema>;
-
-/** A tensor variable; dims left out means unknown. */
-function tensor(
-  name: string,
-  dims?: number[],
-  dtype = VarType_Type.FP32,
-): VarInit {
-  return {
-    name,
-    type: {
-      type: VarType_Type.LOD_TENSOR,
-      lodTensor: { tensor: { dataType: dtype, dims: dims?.map(BigInt) } },
-    },
-  };
-}
-
-function channel(name: string): VarInit {
-  return { name, type: { type: VarType_Type.CHANNEL } };
-}
-
-/** An op from slot maps: `{ X: ["a"] }`. */
-function op(
-  type: string,
-  inputs: Record<string, string[]> = {},
-  outputs: Record<string, string[]> = {},
-  attrs: OpInit["attrs"] = [],
-): OpInit {
-  const slots = (m: Record<string, string[]>) =>
-    Object.entries(m).map(([parameter, args]) => ({
-      parameter,
-      arguments: args,
-    }));
-  return { type, inputs: slots(inputs), outputs: slots(outputs), attrs };
-}
 
 /** `fill_constant` of shape [2] into `out`, with extra attributes. */
 function fill(out: string, attrs: OpInit["attrs"] = []): OpInit {
