@@ -101,6 +101,45 @@ export function encodeNpy(t: Tensor): Uint8Array {
  * ```
  */
 export function decodeNpy(bytes: Uint8Array): Tensor {
+  const header = decodeNpyHeader(bytes);
+  return decodeNpyRows(
+    header,
+    bytes.subarray(header.dataOffset),
+    header.shape[0] ?? 1,
+  );
+}
+
+/** What a `.npy` header says: element type, shape, where the data starts. */
+export interface NpyHeader {
+  /** The element type. */
+  readonly dtype: DType;
+  /** The array's shape. */
+  readonly shape: readonly number[];
+  /** The byte offset of the data in the file. */
+  readonly dataOffset: number;
+}
+
+/**
+ * Reads the header at the start of a `.npy` file, so that a reader can
+ * fetch only the rows it wants. `bytes` needs to hold only the header (a
+ * few hundred bytes at most for any real file).
+ *
+ * @param bytes The start of the file.
+ * @returns The header.
+ * @throws {TypeError} If the bytes are not a supported `.npy` header.
+ * @throws {RangeError} If the header runs past `bytes`.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeNpyHeader, encodeNpy } from "./npy.ts";
+ * import { Tensor } from "./tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const header = decodeNpyHeader(encodeNpy(Tensor.zeros([3, 2], "int32")));
+ * assertEquals([header.dtype, header.shape, header.dataOffset], ["int32", [3, 2], 128]);
+ * ```
+ */
+export function decodeNpyHeader(bytes: Uint8Array): NpyHeader {
   if (bytes.length < 10 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new TypeError("decode npy: not a .npy file (bad magic string)");
   }
@@ -110,6 +149,9 @@ export function decodeNpy(bytes: Uint8Array): Tensor {
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const prelude = major === 1 ? 10 : 12;
+  if (bytes.length < prelude) {
+    throw new RangeError("decode npy: the header runs past the end");
+  }
   const headerLength = major === 1
     ? view.getUint16(8, true)
     : view.getUint32(8, true);
@@ -121,25 +163,58 @@ export function decodeNpy(bytes: Uint8Array): Tensor {
   const header = new TextDecoder().decode(
     bytes.subarray(prelude, prelude + headerLength),
   );
-  const { dtype, shape } = parseHeader(header);
-  const start = prelude + headerLength;
+  return { ...parseHeader(header), dataOffset: prelude + headerLength };
+}
+
+/**
+ * Decodes `rows` rows of `.npy` data (the first dimension; a rank-0 array
+ * has one) as described by `header`.
+ *
+ * @param header The file's header.
+ * @param data The data bytes, starting at the first row wanted.
+ * @param rows How many rows `data` holds.
+ * @returns A tensor of shape `[rows, ...header.shape.slice(1)]` (the
+ * header's shape itself when all rows of a rank-0 array are read).
+ * @throws {RangeError} If `data` is too short.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeNpyHeader, decodeNpyRows, encodeNpy } from "./npy.ts";
+ * import { Tensor } from "./tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const bytes = encodeNpy(Tensor.fromArray([1, 2, 3, 4, 5, 6], "float32", [3, 2]));
+ * const header = decodeNpyHeader(bytes);
+ * const row = decodeNpyRows(header, bytes.subarray(header.dataOffset + 8), 1);
+ * assertEquals(row.toNested(), [[3, 4]]);
+ * ```
+ */
+export function decodeNpyRows(
+  header: NpyHeader,
+  data: Uint8Array,
+  rows: number,
+): Tensor {
+  const { dtype } = header;
+  const shape = header.shape.length === 0
+    ? []
+    : [rows, ...header.shape.slice(1)];
   const size = shapeSize(shape);
   const byteLength = size * itemSize(dtype);
-  if (bytes.length - start < byteLength) {
+  if (data.length < byteLength) {
     throw new RangeError(
       `decode npy: shape ${formatShape(shape)} of "${dtype}" needs ` +
-        `${byteLength} data bytes, got ${bytes.length - start}`,
+        `${byteLength} data bytes, got ${data.length}`,
     );
   }
-  const data = allocate(dtype, size);
-  new Uint8Array(data.buffer, data.byteOffset, byteLength)
-    .set(bytes.subarray(start, start + byteLength));
+  const out = allocate(dtype, size);
+  new Uint8Array(out.buffer, out.byteOffset, byteLength)
+    .set(data.subarray(0, byteLength));
   if (dtype === "bool") {
     for (let i = 0; i < size; i++) {
-      data[i] = data[i] !== 0 ? 1 : 0;
+      out[i] = out[i] !== 0 ? 1 : 0;
     }
   }
-  return new Tensor(dtype, shape, data);
+  return new Tensor(dtype, shape, out);
 }
 
 // The header's length once padded (with its closing newline) so that the

@@ -226,6 +226,8 @@ export interface CheckContext {
   lookup(name: string): VarInfo | undefined;
   /** How many blocks the program has. */
   readonly blockCount: number;
+  /** Whether the op names a variable in input slot `slot`. */
+  hasInput(slot: string): boolean;
 }
 
 /**

@@ -61,7 +61,15 @@ export class PreparedProgram {
    */
   block(idx: number, locals: readonly string[] = []): PreparedBlock {
     const cached = this.#blocks[idx];
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      // Validation gives every sub-block one op, so one set of locals.
+      if (cached.layout.names.length < locals.length) {
+        throw new InternalError(
+          `block ${idx} prepared twice with other locals`,
+        );
+      }
+      return cached;
+    }
     const desc = this.#blockDesc(idx);
     // The block's own ops resolve names through this layout, so the extra
     // locals must be in place before any of them is prepared.

@@ -148,6 +148,8 @@ class Validator {
   readonly #registry: ReadonlyMap<string, OpDef>;
   readonly #declared: Map<string, VarDesc>[] = [];
   readonly #infos = new Map<VarDesc, VarInfo>();
+  // Each sub-block's op, as `block B op I (type)`.
+  readonly #owners = new Map<number, string>();
   // The op being checked, named in errors.
   #block = 0;
   #opIndex = 0;
@@ -249,6 +251,8 @@ class Validator {
       def.check?.(attrs as never, {
         lookup: (name) => this.#lookup(block.idx, name),
         blockCount: this.#program.blocks.length,
+        hasInput: (slot) =>
+          op.inputs.some((v) => v.parameter === slot && v.arguments.length > 0),
       });
       if (def.infer !== undefined) this.#checkInferred(block, op, def, attrs);
     } catch (e) {
@@ -377,6 +381,19 @@ class Validator {
             { attr: name },
           );
         }
+        // A block runs for one op: its per-run locals (a go op's Args) and
+        // its scope are that op's.
+        const owner = this.#owners.get(idx);
+        if (owner !== undefined) {
+          this.#failOp(
+            `attribute "${name}": block ${idx} is already the sub-block of ${owner}`,
+            { attr: name },
+          );
+        }
+        this.#owners.set(
+          idx,
+          `block ${block.idx} op ${this.#opIndex} (${this.#opType})`,
+        );
       }
     }
   }

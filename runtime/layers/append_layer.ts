@@ -66,7 +66,10 @@ export function appendLayer(
     const values = readAttrs(def.attrs, encodeAttrs(def, attrs));
     inferred = def.infer?.({ inputs: infos, attrs: values as never }) ?? {};
   } catch (e) {
-    throw new TypeError(`append op ${type}: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    // encodeAttrs already names the op; the shape rules do not.
+    if (message.startsWith("append op ")) throw e;
+    throw new TypeError(`append op ${type}: ${message}`);
   }
   const result: Record<string, Variable[]> = {};
   for (const [slot, spec] of Object.entries(def.outputs)) {

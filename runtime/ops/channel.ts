@@ -164,15 +164,21 @@ const channelRecv = defineOp({
     return (scope, thread) => {
       const c = ch.channel(scope);
       if (c === null) return blockForever("chan receive (nil chan)", thread);
+      if (status === undefined) {
+        // Without Status, no {value, ok} record per receive.
+        const value = c.recv(thread);
+        if (!(value instanceof Promise)) return out.write(scope, value);
+        return value.then((v) => out.write(scope, v));
+      }
       const got = c.recvOk(thread);
       if (!(got instanceof Promise)) {
         out.write(scope, got.value);
-        status?.write(scope, statusTensor(got.ok));
+        status.write(scope, statusTensor(got.ok));
         return;
       }
       return got.then((r) => {
         out.write(scope, r.value);
-        status?.write(scope, statusTensor(r.ok));
+        status.write(scope, statusTensor(r.ok));
       });
     };
   },

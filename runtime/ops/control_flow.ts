@@ -34,7 +34,7 @@ const whileOp = defineOp({
     Out: slot.any({ duplicable: true, optional: true }),
     StepScopes: slot.step_scopes({ optional: true }),
   },
-  attrs: { sub_block: attr.block(), is_test: attr.bool(false) },
+  attrs: { sub_block: attr.block() },
   prepare(ctx) {
     const cond = ctx.input("Condition");
     const body = ctx.block(ctx.attrs.sub_block);

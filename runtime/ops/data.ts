@@ -1,13 +1,22 @@
 /**
  * Data ops: `read` (rows of a NumPy `.npy` or CSV file, for concurrent
  * minibatch loading), `save` and `load` (whole tensors as `.npy`). File I/O
- * is asynchronous; while it is pending the scheduler holds the run open, so
- * a reader blocked on I/O is never taken for a deadlock.
+ * is asynchronous: a green thread awaiting it is not blocked on a channel,
+ * so it never counts toward a deadlock, and other threads run meanwhile.
+ * `read` of an `.npy` reads only the header and the rows it returns, so a
+ * loop over batches costs each batch once, not the whole file.
  *
  * @module
  */
 import { parseCsvRows } from "../../kernels/csv.ts";
-import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
+import {
+  decodeNpy,
+  decodeNpyHeader,
+  decodeNpyRows,
+  encodeNpy,
+  type NpyHeader,
+} from "../../kernels/npy.ts";
+import { type DType, itemSize } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { fileErrorReason } from "../file_error.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
@@ -16,18 +25,6 @@ import type { ThreadContext } from "../thread_context.ts";
 import type { VarRef } from "../var_ref.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 import { AttrError } from "../attr_read.ts";
-
-async function withHold<T>(
-  thread: ThreadContext,
-  io: () => Promise<T>,
-): Promise<T> {
-  const release = thread.run.scheduler.hold();
-  try {
-    return await io();
-  } finally {
-    release();
-  }
-}
 
 async function readBytes(path: string): Promise<Uint8Array> {
   try {
@@ -51,6 +48,103 @@ function optionalCount(
     throw new RangeError(`"${ref.name}" is ${n}, not a whole number of rows`);
   }
   return n;
+}
+
+/** Rows read from a file, and how many rows the file has. */
+interface RowsRead {
+  readonly tensor: Tensor;
+  readonly total: number;
+}
+
+function rowRange(total: number, from: number, want: number | undefined) {
+  const first = Math.min(from, total);
+  return [first, Math.min(first + (want ?? total - first), total)] as const;
+}
+
+// Reads the header, then seeks to the first wanted row.
+async function readNpyRows(
+  path: string,
+  from: number,
+  want: number | undefined,
+): Promise<RowsRead> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path);
+  } catch (e) {
+    throw new RangeError(`cannot read "${path}": ${fileErrorReason(e)}`);
+  }
+  try {
+    const header = await readHeader(file, path);
+    if (header.shape.length === 0) {
+      throw new RangeError(`"${path}" holds a rank-0 array, which has no rows`);
+    }
+    const total = header.shape[0];
+    const [first, last] = rowRange(total, from, want);
+    const rowBytes = itemSize(header.dtype) *
+      header.shape.slice(1).reduce((p, d) => p * d, 1);
+    await file.seek(header.dataOffset + first * rowBytes, Deno.SeekMode.Start);
+    const data = await readExactly(file, (last - first) * rowBytes, path);
+    return { tensor: decodeNpyRows(header, data, last - first), total };
+  } finally {
+    file.close();
+  }
+}
+
+// A header is padded to 64 bytes and rarely longer than 128; grow until it
+// fits.
+async function readHeader(file: Deno.FsFile, path: string): Promise<NpyHeader> {
+  for (let size = 256;; size *= 4) {
+    await file.seek(0, Deno.SeekMode.Start);
+    const head = await readUpTo(file, size);
+    try {
+      return decodeNpyHeader(head);
+    } catch (e) {
+      if (!(e instanceof RangeError) || head.length < size) {
+        throw new RangeError(`"${path}": ${(e as Error).message}`);
+      }
+    }
+  }
+}
+
+async function readUpTo(file: Deno.FsFile, size: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(size);
+  let n = 0;
+  while (n < size) {
+    const got = await file.read(buf.subarray(n));
+    if (got === null) break;
+    n += got;
+  }
+  return buf.subarray(0, n);
+}
+
+async function readExactly(
+  file: Deno.FsFile,
+  size: number,
+  path: string,
+): Promise<Uint8Array> {
+  const data = await readUpTo(file, size);
+  if (data.length < size) {
+    throw new RangeError(`"${path}" ends before the rows its header promises`);
+  }
+  return data;
+}
+
+function readCsvRows(
+  bytes: Uint8Array,
+  path: string,
+  dtype: DType,
+  from: number,
+  want: number | undefined,
+  thread: ThreadContext,
+): RowsRead {
+  const all = parseCsvRows(new TextDecoder().decode(bytes), dtype);
+  if (all.rank === 0) {
+    throw new RangeError(`"${path}" holds a rank-0 array, which has no rows`);
+  }
+  const total = all.shape[0];
+  const [first, last] = rowRange(total, from, want);
+  const k = thread.run.device.kernels;
+  return { tensor: k.slice(all, [0], [first], [last]), total };
 }
 
 const read = defineOp({
@@ -80,27 +174,15 @@ const read = defineOp({
     const count = ctx.optionalInput("Count");
     const out = ctx.output("Out");
     const rows = ctx.optionalOutput("Rows");
-    return (scope, thread) =>
-      withHold(thread, async () => {
-        const bytes = await readBytes(path);
-        const all = format === "npy"
-          ? decodeNpy(bytes)
-          : parseCsvRows(new TextDecoder().decode(bytes), dtype);
-        if (all.rank === 0) {
-          throw new RangeError(
-            `"${path}" holds a rank-0 array, which has no rows`,
-          );
-        }
-        const total = all.shape[0];
-        const first = Math.min(optionalCount(start, scope) ?? 0, total);
-        const n = optionalCount(count, scope) ?? total - first;
-        const k = thread.run.device.kernels;
-        out.write(
-          scope,
-          k.slice(all, [0], [first], [Math.min(first + n, total)]),
-        );
-        rows?.write(scope, Tensor.fromArray([BigInt(total)], "int64", [1]));
-      });
+    return async (scope, thread) => {
+      const from = optionalCount(start, scope) ?? 0;
+      const want = optionalCount(count, scope);
+      const { tensor, total } = format === "npy"
+        ? await readNpyRows(path, from, want)
+        : readCsvRows(await readBytes(path), path, dtype, from, want, thread);
+      out.write(scope, tensor);
+      rows?.write(scope, Tensor.fromArray([BigInt(total)], "int64", [1]));
+    };
   },
 });
 
@@ -113,17 +195,14 @@ const save = defineOp({
   prepare(ctx) {
     const x = ctx.input("X");
     const { file_path, overwrite } = ctx.attrs;
-    return (scope, thread) => {
+    return (scope) => {
       const bytes = encodeNpy(x.tensor(scope));
-      return withHold(thread, async () => {
-        try {
-          await Deno.writeFile(file_path, bytes, { createNew: !overwrite });
-        } catch (e) {
+      return Deno.writeFile(file_path, bytes, { createNew: !overwrite })
+        .catch((e) => {
           throw new RangeError(
             `cannot write "${file_path}": ${fileErrorReason(e)}`,
           );
-        }
-      });
+        });
     };
   },
 });
@@ -137,11 +216,9 @@ const load = defineOp({
   prepare(ctx) {
     const out = ctx.output("Out");
     const path = ctx.attrs.file_path;
-    return (scope, thread) =>
-      withHold(
-        thread,
-        async () => out.write(scope, decodeNpy(await readBytes(path))),
-      );
+    return async (scope) => {
+      out.write(scope, decodeNpy(await readBytes(path)));
+    };
   },
 });
 

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { Tensor } from "../../kernels/tensor.ts";
+import type { Tensor } from "../../kernels/tensor.ts";
 import { after, sleep } from "../../scheduler/timer.ts";
+import { AttrError } from "../attr_read.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { statusTensor } from "./channel.ts";
 
@@ -15,10 +16,15 @@ const sleepOp = defineOp({
   summary: "parks the green thread for ms milliseconds (Duration overrides)",
   inputs: { Duration: slot.tensor({ optional: true }) },
   outputs: {},
-  attrs: { ms: attr.float(0) },
+  attrs: { ms: attr.float() },
+  check(a, ctx) {
+    if (a.ms === undefined && !ctx.hasInput("Duration")) {
+      throw new AttrError("ms", "required when Duration is not given");
+    }
+  },
   prepare(ctx) {
     const duration = ctx.optionalInput("Duration");
-    const ms = ctx.attrs.ms;
+    const ms = ctx.attrs.ms ?? 0;
     return (scope, ctx) => {
       const wait = duration === undefined
         ? ms
@@ -43,7 +49,7 @@ const channelAfter = defineOp({
         scope,
         after<Tensor>(ms, {
           value: statusTensor(true),
-          zero: Tensor.zeros([1], "bool"),
+          zero: statusTensor(false),
           scheduler: ctx.run.scheduler,
         }),
       );

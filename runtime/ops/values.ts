@@ -198,7 +198,7 @@ const fillZerosLike = unaryKernelOp({
 const cast = unaryKernelOp({
   type: "cast",
   summary: "Out = X converted to out_dtype",
-  attrs: { out_dtype: attr.int(5), in_dtype: attr.int() },
+  attrs: { out_dtype: attr.required("int"), in_dtype: attr.int() },
   compute: (device, x, a) => device.kernels.cast(x, dtypeAttr(a.out_dtype)),
   infer: (x, a) => ({ ...x, dtype: dtypeAttr(a.out_dtype) }),
 });

@@ -610,3 +610,35 @@ Deno.test("validateProgram() lets unknown dims and [1] for a scalar through", ()
     op("fill_constant", {}, { Out: ["s"] }, []),
   ])));
 });
+
+Deno.test("validateProgram() rejects a block that is the sub-block of two ops", () => {
+  assertInvalid(
+    program(
+      main([cond], [fillCond, ifBlock(1), ifBlock(1)]),
+      block(1, 0, [], []),
+    ),
+    { block: 0, op: 2, opType: "conditional_block", attr: "sub_block" },
+    'p.pb: block 0 op 2 (conditional_block): attribute "sub_block": block 1 is already the sub-block of block 0 op 1 (conditional_block)',
+  );
+});
+
+Deno.test("validateProgram() rejects a sleep with neither ms nor Duration", () => {
+  assertInvalid(
+    program(main([], [op("sleep")])),
+    { block: 0, op: 0, opType: "sleep", attr: "ms" },
+    'p.pb: block 0 op 0 (sleep): attribute "ms": required when Duration is not given',
+  );
+});
+
+Deno.test("validateProgram() rejects a cast without out_dtype", () => {
+  assertInvalid(
+    program(
+      main([tensor("x"), tensor("y")], [
+        fill("x"),
+        op("cast", { X: ["x"] }, { Out: ["y"] }),
+      ]),
+    ),
+    { block: 0, op: 1, opType: "cast", attr: "out_dtype" },
+    'p.pb: block 0 op 1 (cast): attribute "out_dtype": required but absent',
+  );
+});
