@@ -17,6 +17,7 @@ import { ProgramError } from "./errors.ts";
 import { Executor } from "./executor.ts";
 import { formatValue } from "./ops/print.ts";
 import { readProgramFile } from "./program_file.ts";
+import { varKindOf } from "./var_info.ts";
 
 const USAGE =
   `Rill runs Fluid-style concurrent programs (ProgramDesc protobufs).
@@ -211,6 +212,18 @@ async function runCommand(
   const fetches = (values.fetch ?? []).map((f) => splitPair("--fetch", f));
   const file = positionals[0];
   const program = await readProgramFile(file);
+  // A fetch into a file needs a tensor; say so before anything runs.
+  const main = program.blocks[0];
+  for (const [name, path] of fetches) {
+    const desc = main?.vars.find((v) => v.name === name);
+    if (
+      path !== undefined && desc !== undefined && varKindOf(desc) !== "tensor"
+    ) {
+      throw new ProgramError(
+        `--fetch ${name}: a ${varKindOf(desc)} cannot be written to "${path}"`,
+      );
+    }
+  }
   const executor = new Executor({
     device: cpuDevice,
     seed,
@@ -226,11 +239,15 @@ async function runCommand(
     if (path === undefined) {
       io.stdout(`${name} ${formatValue(value)}\n`);
     } else if (value instanceof Tensor) {
-      await Deno.writeFile(path, encodeNpy(value));
+      try {
+        await Deno.writeFile(path, encodeNpy(value));
+      } catch (e) {
+        throw new ProgramError(
+          `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
+        );
+      }
     } else {
-      throw new ProgramError(
-        `--fetch ${name}: holds no tensor to write to "${path}"`,
-      );
+      throw new ProgramError(`--fetch ${name}: the variable was never written`);
     }
   }
   return { code: 0 };
