@@ -220,7 +220,9 @@ async function runCommand(
       path !== undefined && desc !== undefined && varKindOf(desc) !== "tensor"
     ) {
       throw new ProgramError(
-        `--fetch ${name}: a ${varKindOf(desc)} cannot be written to "${path}"`,
+        `--fetch ${name}: declared ${
+          varKindOf(desc)
+        }, not a tensor to write to "${path}"`,
       );
     }
   }

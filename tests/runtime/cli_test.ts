@@ -407,7 +407,8 @@ Deno.test("runCli() exits 1 when a fetched variable holds no tensor to write", a
     assertEquals(r, {
       code: 1,
       stdout: "",
-      stderr: `error: --fetch a: holds no tensor to write to "${out}"\n`,
+      stderr:
+        `error: --fetch a: declared array, not a tensor to write to "${out}"\n`,
     });
     assertEquals(await cli([pb, "--fetch", "a"]), {
       code: 0,
