@@ -8,7 +8,18 @@
 import { AttrType, type OpDesc_Attr } from "../gen/rill/v1/framework_pb.ts";
 import type { AttrKind, AttrSchema, AttrSpec, AttrValueOf } from "./op_def.ts";
 
-/** The `AttrType` each attribute kind is stored as. */
+/**
+ * The `AttrType` each attribute kind is stored as.
+ *
+ * @example Usage
+ * ```ts
+ * import { ATTR_TYPE_OF_KIND } from "./attr_read.ts";
+ * import { AttrType } from "../gen/rill/v1/framework_pb.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(ATTR_TYPE_OF_KIND.longs, AttrType.LONGS);
+ * ```
+ */
 export const ATTR_TYPE_OF_KIND: Readonly<Record<AttrKind, AttrType>> = {
   int: AttrType.INT,
   float: AttrType.FLOAT,
@@ -40,7 +51,18 @@ const FLUID_COMMON_ATTRS: ReadonlySet<string> = new Set([
   "with_quant_attr",
 ]);
 
-/** Why an attribute could not be read; `name` is the attribute. */
+/**
+ * Why an attribute is wrong; `attr` names it, as data.
+ *
+ * @example Usage
+ * ```ts
+ * import { AttrError } from "./attr_read.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const e = new AttrError("axis", "expected INT, got FLOAT");
+ * assertEquals([e.attr, e.message], ["axis", 'attribute "axis": expected INT, got FLOAT']);
+ * ```
+ */
 export class AttrError extends Error {
   /** The attribute's name. */
   readonly attr: string;

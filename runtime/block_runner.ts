@@ -107,6 +107,26 @@ async function finishAsync(
  * @param scope The op's scope, to describe its inputs.
  * @param thread The green thread running the op.
  * @returns The error to raise.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, Program, relu } from "../mod.ts";
+ * import { PreparedProgram } from "./prepare.ts";
+ * import { Scope } from "./scope.ts";
+ * import { locatePanic } from "./block_runner.ts";
+ * import { Panic } from "../scheduler/panic.ts";
+ * import { Scheduler } from "../scheduler/scheduler.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => relu(fillConstant({ shape: [2] })));
+ * const block = new PreparedProgram(p.desc).block(0);
+ * await new Scheduler({ seed: 1, threadContext: false }).run((thread) => {
+ *   const e = locatePanic(new RangeError("boom"), block.ops[1], new Scope(block.layout), thread);
+ *   if (!(e instanceof Panic)) throw new Error("not a panic");
+ *   assertEquals(e.where, "block 0 op 1 relu");
+ * });
+ * ```
  */
 export function locatePanic(
   error: unknown,

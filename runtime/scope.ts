@@ -13,6 +13,18 @@ import { TensorArray, type Value } from "./value.ts";
  * The variables a block declares, in order, and what each starts as:
  * a CHANNEL the nil channel, a LOD_TENSOR_ARRAY a new empty array, a RAW an
  * empty list, a tensor nothing (design.md §2).
+ *
+ * @example Usage
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { BlockDescSchema } from "../gen/rill/v1/framework_pb.ts";
+ * import { BlockLayout } from "./scope.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const block = create(BlockDescSchema, { vars: [{ name: "a" }, { name: "ch", type: { type: 16 } }] });
+ * const layout = new BlockLayout(block, ["arg"]);
+ * assertEquals([layout.names, layout.slotOf("ch")], [["a", "ch", "arg"], 1]);
+ * ```
  */
 export class BlockLayout {
   /** Variable names in declaration order; a name's index is its slot. */

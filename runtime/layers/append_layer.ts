@@ -103,7 +103,26 @@ function inputKind(
   return kind === undefined || kind === "other" ? "tensor" : kind;
 }
 
-/** Appends a one-output op and returns its `Out` variable. */
+/**
+ * Appends a one-output op and returns its `Out` variable.
+ *
+ * @param type The op type.
+ * @param inputs Input slots.
+ * @param attrs Attributes.
+ * @param options Where to write.
+ * @returns The `Out` variable.
+ *
+ * @example Usage
+ * ```ts
+ * import { out1 } from "./append_layer.ts";
+ * import { fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => out1("relu", { X: fillConstant({ shape: [2] }) }, {}));
+ * assertEquals(y.shape, [2]);
+ * ```
+ */
 export function out1(
   type: string,
   inputs: Readonly<Record<string, SlotInput>>,
@@ -113,14 +132,46 @@ export function out1(
   return appendLayer(type, inputs, attrs, { Out: options.out }).Out[0];
 }
 
-/** A builder of the unary op `type` (`X → Out`). */
+/**
+ * A builder of the unary op `type` (`X → Out`).
+ *
+ * @param type The op type.
+ * @returns The builder.
+ *
+ * @example Usage
+ * ```ts
+ * import { unaryBuilder } from "./append_layer.ts";
+ * import { fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const exp = unaryBuilder("exp");
+ * const p = new Program();
+ * assertEquals(p.guard(() => exp(fillConstant({ shape: [3] }))).shape, [3]);
+ * ```
+ */
 export function unaryBuilder(
   type: string,
 ): (x: Variable, options?: OutOptions) => Variable {
   return (x, options = {}) => out1(type, { X: x }, {}, options);
 }
 
-/** `vars` with one variable per name, in first-seen order. */
+/**
+ * `vars` with one variable per name, in first-seen order.
+ *
+ * @param vars Variables, maybe repeated.
+ * @returns Each once.
+ *
+ * @example Usage
+ * ```ts
+ * import { uniqueByName } from "./append_layer.ts";
+ * import { fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const x = p.guard(() => fillConstant({ shape: [1] }));
+ * assertEquals(uniqueByName([x, x]).length, 1);
+ * ```
+ */
 export function uniqueByName(vars: readonly Variable[]): Variable[] {
   return [...new Map(vars.map((v) => [v.name, v])).values()];
 }

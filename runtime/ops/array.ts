@@ -140,7 +140,17 @@ const arrayToTensor = defineOp({
   },
 });
 
-/** Every tensor array op. */
+/**
+ * Every tensor array op.
+ *
+ * @example Usage
+ * ```ts
+ * import { ARRAY_OPS } from "./array.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(ARRAY_OPS.some((def) => def.type === "write_to_array"));
+ * ```
+ */
 export const ARRAY_OPS: readonly OpDef[] = [
   createArray,
   writeToArray,

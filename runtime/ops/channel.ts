@@ -106,6 +106,17 @@ export function statusTensor(ok: boolean): Tensor {
  * @param options The sending thread (a `ThreadContext` will do) and an
  * abort signal.
  * @returns `undefined` if the send completed, else a promise of it.
+ *
+ * @example Usage
+ * ```ts
+ * import { makeTensorChannel, sendTensor } from "./channel.ts";
+ * import { Tensor } from "../../kernels/tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const ch = makeTensorChannel(1);
+ * assertEquals(sendTensor(ch, Tensor.scalar(1, "float32")), undefined); // buffered
+ * assertEquals(ch.len, 1);
+ * ```
  */
 export function sendTensor(
   ch: Channel<Tensor> | null,
@@ -196,7 +207,17 @@ const channelClose = defineOp({
   },
 });
 
-/** The channel ops. */
+/**
+ * The channel ops.
+ *
+ * @example Usage
+ * ```ts
+ * import { CHANNEL_OPS } from "./channel.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(CHANNEL_OPS.some((def) => def.type === "channel_send"));
+ * ```
+ */
 export const CHANNEL_OPS: readonly OpDef[] = [
   channelCreate,
   channelSend,

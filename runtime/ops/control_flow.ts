@@ -99,5 +99,15 @@ const conditionalBlock = defineOp({
   },
 });
 
-/** The control flow ops. */
+/**
+ * The control flow ops.
+ *
+ * @example Usage
+ * ```ts
+ * import { CONTROL_FLOW_OPS } from "./control_flow.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(CONTROL_FLOW_OPS.some((def) => def.type === "while"));
+ * ```
+ */
 export const CONTROL_FLOW_OPS: readonly OpDef[] = [whileOp, conditionalBlock];

@@ -222,5 +222,15 @@ const load = defineOp({
   },
 });
 
-/** The data ops. */
+/**
+ * The data ops.
+ *
+ * @example Usage
+ * ```ts
+ * import { DATA_OPS } from "./data.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(DATA_OPS.some((def) => def.type === "read"));
+ * ```
+ */
 export const DATA_OPS: readonly OpDef[] = [read, save, load];

@@ -55,7 +55,17 @@ function activation(kind: UnaryKind, summary: string): OpDef {
   });
 }
 
-/** Every elementwise op. */
+/**
+ * Every elementwise op.
+ *
+ * @example Usage
+ * ```ts
+ * import { ELEMENTWISE_OPS } from "./elementwise.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(ELEMENTWISE_OPS.some((def) => def.type === "elementwise_add"));
+ * ```
+ */
 export const ELEMENTWISE_OPS: readonly OpDef[] = [
   arithmetic("add", "Out = X + Y"),
   arithmetic("sub", "Out = X - Y"),

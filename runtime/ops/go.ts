@@ -42,5 +42,15 @@ const go = defineOp({
   },
 });
 
-/** The goroutine op. */
+/**
+ * The goroutine op.
+ *
+ * @example Usage
+ * ```ts
+ * import { GO_OPS } from "./go.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(GO_OPS.some((def) => def.type === "go"));
+ * ```
+ */
 export const GO_OPS: readonly OpDef[] = [go];

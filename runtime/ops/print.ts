@@ -65,5 +65,15 @@ const print = defineOp({
   },
 });
 
-/** The output ops. */
+/**
+ * The output ops.
+ *
+ * @example Usage
+ * ```ts
+ * import { PRINT_OPS } from "./print.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(PRINT_OPS.some((def) => def.type === "print"));
+ * ```
+ */
 export const PRINT_OPS: readonly OpDef[] = [print];

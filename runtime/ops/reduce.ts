@@ -126,7 +126,17 @@ const sum = defineOp({
   },
 });
 
-/** Every reduction and product op. */
+/**
+ * Every reduction and product op.
+ *
+ * @example Usage
+ * ```ts
+ * import { REDUCE_OPS } from "./reduce.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(REDUCE_OPS.some((def) => def.type === "matmul"));
+ * ```
+ */
 export const REDUCE_OPS: readonly OpDef[] = [
   reduction("sum"),
   reduction("mean"),

@@ -170,5 +170,15 @@ function finish(
   return runBlock(c.body, new Scope(c.body.layout, scope), thread);
 }
 
-/** The select op. */
+/**
+ * The select op.
+ *
+ * @example Usage
+ * ```ts
+ * import { SELECT_OPS } from "./select.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(SELECT_OPS.some((def) => def.type === "select"));
+ * ```
+ */
 export const SELECT_OPS: readonly OpDef[] = [selectOp];

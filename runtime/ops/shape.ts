@@ -141,7 +141,17 @@ const gather = defineOp({
   },
 });
 
-/** Every shape op. */
+/**
+ * Every shape op.
+ *
+ * @example Usage
+ * ```ts
+ * import { SHAPE_OPS } from "./shape.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(SHAPE_OPS.some((def) => def.type === "reshape"));
+ * ```
+ */
 export const SHAPE_OPS: readonly OpDef[] = [
   unaryKernelOp({
     type: "reshape",

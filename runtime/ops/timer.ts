@@ -57,5 +57,15 @@ const channelAfter = defineOp({
   },
 });
 
-/** The timer ops. */
+/**
+ * The timer ops.
+ *
+ * @example Usage
+ * ```ts
+ * import { TIMER_OPS } from "./timer.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(TIMER_OPS.some((def) => def.type === "sleep"));
+ * ```
+ */
 export const TIMER_OPS: readonly OpDef[] = [sleepOp, channelAfter];

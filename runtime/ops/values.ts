@@ -352,7 +352,17 @@ const shape = defineOp({
   },
 });
 
-/** Every op that makes values. */
+/**
+ * Every op that makes values.
+ *
+ * @example Usage
+ * ```ts
+ * import { VALUE_OPS } from "./values.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(VALUE_OPS.some((def) => def.type === "fill_constant"));
+ * ```
+ */
 export const VALUE_OPS: readonly OpDef[] = [
   fillConstant,
   assignValue,
