@@ -54,59 +54,55 @@ export function validateProgram(
   new Validator(program, options).run();
 }
 
-// Messages name slots as `input "X"`; the strings are made once per name.
-const slotNames = (side: string) => {
-  const cache = new Map<string, string>();
-  return (slot: string): string => {
-    let at = cache.get(slot);
-    if (at === undefined) cache.set(slot, at = `${side} "${slot}"`);
-    return at;
+/** One side's slots of an op type, compiled for lookups by decoded names. */
+interface SlotTable {
+  /** `input` or `output`, for messages. */
+  readonly side: "input" | "output";
+  // Slot names in a decoded program are fresh strings; a Map finds them by
+  // their cached hash, where an object property lookup would first intern.
+  readonly specs: ReadonlyMap<string, SlotSpec>;
+  /** The slots that must name a variable. */
+  readonly required: readonly string[];
+  /** `input "X"`, made once per slot. */
+  readonly at: ReadonlyMap<string, string>;
+}
+
+/** What validation needs of an op type, compiled once per `OpDef`. */
+interface OpTables {
+  readonly inputs: SlotTable;
+  readonly outputs: SlotTable;
+  /** The BLOCK and BLOCKS attributes. */
+  readonly blockAttrs: readonly string[];
+}
+
+function slotTable(
+  side: "input" | "output",
+  specs: Readonly<Record<string, SlotSpec>>,
+): SlotTable {
+  const entries = Object.entries(specs);
+  return {
+    side,
+    specs: new Map(entries),
+    required: entries.filter(([, spec]) => !spec.optional).map(([n]) => n),
+    at: new Map(entries.map(([n]) => [n, `${side} "${n}"`])),
   };
-};
-const inputAt = slotNames("input");
-const outputAt = slotNames("output");
-
-const SLOT_MAPS = new WeakMap<object, ReadonlyMap<string, SlotSpec>>();
-
-// Slot names in a decoded program are fresh strings; a Map looks them up by
-// their cached hash, where an object property lookup would first intern each.
-function slotMap(
-  specs: Readonly<Record<string, SlotSpec>>,
-): ReadonlyMap<string, SlotSpec> {
-  let map = SLOT_MAPS.get(specs);
-  if (map === undefined) {
-    SLOT_MAPS.set(specs, map = new Map(Object.entries(specs)));
-  }
-  return map;
 }
 
-const BLOCK_ATTRS = new WeakMap<OpDef, readonly string[]>();
+const TABLES = new WeakMap<OpDef, OpTables>();
 
-// The BLOCK and BLOCKS attributes of an op type, listed once.
-function blockAttrNames(def: OpDef): readonly string[] {
-  let names = BLOCK_ATTRS.get(def);
-  if (names === undefined) {
-    names = Object.entries(def.attrs)
-      .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
-      .map(([name]) => name);
-    BLOCK_ATTRS.set(def, names);
+function tablesOf(def: OpDef): OpTables {
+  let tables = TABLES.get(def);
+  if (tables === undefined) {
+    tables = {
+      inputs: slotTable("input", def.inputs),
+      outputs: slotTable("output", def.outputs),
+      blockAttrs: Object.entries(def.attrs)
+        .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
+        .map(([name]) => name),
+    };
+    TABLES.set(def, tables);
   }
-  return names;
-}
-
-const REQUIRED = new WeakMap<object, readonly string[]>();
-
-function requiredSlots(
-  specs: Readonly<Record<string, SlotSpec>>,
-): readonly string[] {
-  let names = REQUIRED.get(specs);
-  if (names === undefined) {
-    names = Object.entries(specs).filter(([, s]) => !s.optional).map(([n]) =>
-      n
-    );
-    REQUIRED.set(specs, names);
-  }
-  return names;
+  return tables;
 }
 
 /**
@@ -237,8 +233,9 @@ class Validator {
     this.#opType = op.type;
     const def = this.#registry.get(op.type);
     if (def === undefined) this.#failOp(`unknown op "${op.type}"`);
-    this.#checkSlots(block, op.inputs, def.inputs, "input");
-    this.#checkSlots(block, op.outputs, def.outputs, "output");
+    const tables = tablesOf(def);
+    this.#checkSlots(block, op.inputs, tables.inputs);
+    this.#checkSlots(block, op.outputs, tables.outputs);
     let attrs: Record<string, unknown>;
     try {
       attrs = readAttrs(def.attrs, op.attrs);
@@ -246,7 +243,7 @@ class Validator {
       if (e instanceof AttrError) this.#failOp(e.message, { attr: e.attr });
       throw e;
     }
-    this.#checkBlockAttrs(block, def, attrs);
+    this.#checkBlockAttrs(block, tables.blockAttrs, attrs);
     try {
       def.check?.(attrs as never, {
         lookup: (name) => this.#lookup(block.idx, name),
@@ -299,38 +296,33 @@ class Validator {
   #checkSlots(
     block: BlockDesc,
     given: readonly OpDesc_Var[],
-    specs: Readonly<Record<string, SlotSpec>>,
-    side: "input" | "output",
+    table: SlotTable,
   ): void {
-    const slots = slotMap(specs);
     for (let k = 0; k < given.length; k++) {
       const v = given[k];
-      const spec = slots.get(v.parameter);
+      const slot = v.parameter;
+      const spec = table.specs.get(slot);
       if (spec === undefined) {
-        this.#failOp(`unknown ${side} slot "${v.parameter}"`, {
-          slot: v.parameter,
-        });
+        this.#failOp(`unknown ${table.side} slot "${slot}"`, { slot });
       }
-      const at = side === "input"
-        ? inputAt(v.parameter)
-        : outputAt(v.parameter);
+      const at = table.at.get(slot)!;
       for (let j = 0; j < k; j++) {
-        if (given[j].parameter === v.parameter) {
-          this.#failOp(`${at} is given twice`, { slot: v.parameter });
+        if (given[j].parameter === slot) {
+          this.#failOp(`${at} is given twice`, { slot });
         }
       }
       if (!spec.duplicable && v.arguments.length > 1) {
         this.#failOp(`${at} takes one variable, got ${v.arguments.length}`, {
-          slot: v.parameter,
+          slot,
         });
       }
       for (const name of v.arguments) {
-        this.#checkVar(block, name, spec, v.parameter, at);
+        this.#checkVar(block, name, spec, slot, at);
       }
     }
-    for (const name of requiredSlots(specs)) {
-      if (!given.some((v) => v.parameter === name && v.arguments.length > 0)) {
-        this.#failOp(`${side} "${name}" is required`, { slot: name });
+    for (const slot of table.required) {
+      if (!given.some((v) => v.parameter === slot && v.arguments.length > 0)) {
+        this.#failOp(`${table.side} "${slot}" is required`, { slot });
       }
     }
   }
@@ -362,10 +354,10 @@ class Validator {
 
   #checkBlockAttrs(
     block: BlockDesc,
-    def: OpDef,
+    blockAttrs: readonly string[],
     attrs: Record<string, unknown>,
   ): void {
-    for (const name of blockAttrNames(def)) {
+    for (const name of blockAttrs) {
       const value = attrs[name];
       const indices = typeof value === "number" ? [value] : (value as number[]);
       for (const idx of indices) {
