@@ -61,6 +61,8 @@ Deno.bench({
 Deno.bench({
   name: "decode + validate a 10,000-op program",
   group: "decode",
+  warmup: 20,
+  n: 100,
   fn() {
     validateProgram(decodeProgram(bytes, "long.pb"));
   },

@@ -7,12 +7,7 @@
  *
  * @module
  */
-import {
-  create,
-  fromBinary,
-  type MessageInitShape,
-  toBinary,
-} from "@bufbuild/protobuf";
+import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import {
   type BlockDesc,
   BlockDescSchema,
@@ -29,6 +24,7 @@ import {
 } from "../gen/rill/v1/framework_pb.ts";
 import type { DType } from "../kernels/dtype.ts";
 import { ATTR_TYPE_OF_KIND } from "./attr_read.ts";
+import { compactFromBinary } from "./compact_from_binary.ts";
 import { codeOfDType } from "./dtype_codes.ts";
 import { dumpProgram } from "./dump.ts";
 import type { AttrKind, OpDef, VarInfo, VarKind } from "./op_def.ts";
@@ -549,7 +545,7 @@ export class Program {
    * @returns The program.
    */
   static fromBinary(bytes: Uint8Array): Program {
-    return new Program(fromBinary(ProgramDescSchema, bytes));
+    return new Program(compactFromBinary(ProgramDescSchema, bytes));
   }
 }
 

@@ -5,11 +5,12 @@
  *
  * @module
  */
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { toBinary } from "@bufbuild/protobuf";
 import {
   type ProgramDesc,
   ProgramDescSchema,
 } from "../gen/rill/v1/framework_pb.ts";
+import { compactFromBinary } from "./compact_from_binary.ts";
 import { ProgramError } from "./errors.ts";
 import { fileErrorReason } from "./file_error.ts";
 import { fromText, toText } from "@bufbuild/protobuf/txtpb";
@@ -41,7 +42,7 @@ export function decodeProgram(bytes: Uint8Array, path: string): ProgramDesc {
         ProgramDescSchema,
         new TextDecoder("utf-8", { fatal: true }).decode(bytes),
       )
-      : fromBinary(ProgramDescSchema, bytes);
+      : compactFromBinary(ProgramDescSchema, bytes);
   } catch (e) {
     const detail = (e as Error).message.split("\n")[0];
     throw new ProgramError(`not a ProgramDesc: ${detail}`, { file: path });
