@@ -16,7 +16,14 @@ import type {
 } from "../gen/rill/v1/framework_pb.ts";
 import { AttrError, readAttrs } from "./attr_read.ts";
 import { ProgramError, type ProgramErrorWhere } from "./errors.ts";
-import type { InferredType, OpDef, SlotSpec, VarInfo } from "./op_def.ts";
+import type {
+  CheckContext,
+  InferContext,
+  InferredType,
+  OpDef,
+  SlotSpec,
+  VarInfo,
+} from "./op_def.ts";
 import { OPS } from "./ops/mod.ts";
 import { varInfoOf, varKindOf } from "./var_info.ts";
 
@@ -118,14 +125,11 @@ function checkDeclaredShape(
 ): void {
   const want = declared.shape;
   if (want === undefined || made === undefined) return;
-  const known = (s: readonly number[]) => s.every((d) => d >= 0);
   // Fluid declares scalars as [1]; a rank-0 result fits them.
-  const scalar = (s: readonly number[]) =>
-    s.length <= 1 && s.every((d) => d === 1);
-  if (scalar(want) && scalar(made)) return;
+  if (isScalarShape(want) && isScalarShape(made)) return;
   const differs = want.length === made.length
-    ? want.some((d, i) => d >= 0 && made[i] >= 0 && d !== made[i])
-    : known(want) && known(made);
+    ? knownDimsDiffer(want, made)
+    : isKnownShape(want) && isKnownShape(made);
   if (differs) {
     throw new RangeError(
       `output "${slot}": variable "${declared.name}" is declared [${
@@ -133,6 +137,36 @@ function checkDeclaredShape(
       }] but the op makes [${made.join(", ")}]`,
     );
   }
+}
+
+function isKnownShape(shape: readonly number[]): boolean {
+  for (const d of shape) if (d < 0) return false;
+  return true;
+}
+
+function isScalarShape(shape: readonly number[]): boolean {
+  return shape.length === 0 || (shape.length === 1 && shape[0] === 1);
+}
+
+// Two shapes of one rank differ where both know a dimension.
+function knownDimsDiffer(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] >= 0 && b[i] >= 0 && a[i] !== b[i]) return true;
+  }
+  return false;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The variables an op names in `slot`, or `undefined`. */
+function argumentsOf(
+  vars: readonly OpDesc_Var[],
+  slot: string,
+): readonly string[] | undefined {
+  for (let i = 0; i < vars.length; i++) {
+    if (vars[i].parameter === slot) return vars[i].arguments;
+  }
+  return undefined;
 }
 
 // Validation allocates little on purpose: a decoded program is young
@@ -143,18 +177,32 @@ class Validator {
   readonly #file: string | undefined;
   readonly #registry: ReadonlyMap<string, OpDef>;
   readonly #declared: Map<string, VarDesc>[] = [];
-  readonly #infos = new Map<VarDesc, VarInfo>();
+  // Each variable's info, alone in a list: what `inputs(slot)` returns for
+  // a slot naming one variable.
+  readonly #infos = new Map<VarDesc, readonly [VarInfo]>();
   // Each sub-block's op, as `block B op I (type)`.
   readonly #owners = new Map<number, string>();
-  // The op being checked, named in errors.
+  // The op being checked, named in errors and seen by its check and infer.
   #block = 0;
   #opIndex = 0;
   #opType = "";
+  #op: OpDesc | undefined;
+  // What an op's `check` and `infer` see: one object, moved along with the
+  // op being checked.
+  readonly #context: CheckContext & Mutable<InferContext>;
 
   constructor(program: ProgramDesc, options: ValidateOptions) {
     this.#program = program;
     this.#file = options.file;
     this.#registry = options.registry ?? OPS;
+    this.#context = {
+      lookup: (name) => this.#lookup(this.#block, name),
+      blockCount: program.blocks.length,
+      hasInput: (slot) =>
+        (argumentsOf(this.#op!.inputs, slot)?.length ?? 0) > 0,
+      inputs: (slot) => this.#slotInfos(this.#op!.inputs, slot),
+      attrs: {},
+    };
   }
 
   run(): void {
@@ -215,15 +263,28 @@ class Validator {
     return undefined;
   }
 
-  #info(desc: VarDesc): VarInfo {
-    let info = this.#infos.get(desc);
-    if (info === undefined) this.#infos.set(desc, info = varInfoOf(desc));
-    return info;
+  #infoList(desc: VarDesc): readonly [VarInfo] {
+    let list = this.#infos.get(desc);
+    if (list === undefined) this.#infos.set(desc, list = [varInfoOf(desc)]);
+    return list;
   }
 
   #lookup(block: number, name: string): VarInfo | undefined {
     const desc = this.#lookupDesc(block, name);
-    return desc === undefined ? undefined : this.#info(desc);
+    return desc === undefined ? undefined : this.#infoList(desc)[0];
+  }
+
+  // The infos of the variables an op names in a slot; the op's variables
+  // are all declared (checked before its shape rule runs).
+  #slotInfos(vars: readonly OpDesc_Var[], slot: string): readonly VarInfo[] {
+    const names = argumentsOf(vars, slot);
+    if (names === undefined) return [];
+    if (names.length === 1) return this.#declaredInfos(names[0]);
+    return names.map((name) => this.#declaredInfos(name)[0]);
+  }
+
+  #declaredInfos(name: string): readonly [VarInfo] {
+    return this.#infoList(this.#lookupDesc(this.#block, name)!);
   }
 
   #checkOp(block: BlockDesc, i: number): void {
@@ -231,6 +292,7 @@ class Validator {
     this.#block = block.idx;
     this.#opIndex = i;
     this.#opType = op.type;
+    this.#op = op;
     const def = this.#registry.get(op.type);
     if (def === undefined) this.#failOp(`unknown op "${op.type}"`);
     const tables = tablesOf(def);
@@ -244,14 +306,10 @@ class Validator {
       throw e;
     }
     this.#checkBlockAttrs(block, tables.blockAttrs, attrs);
+    this.#context.attrs = attrs as InferContext["attrs"];
     try {
-      def.check?.(attrs as never, {
-        lookup: (name) => this.#lookup(block.idx, name),
-        blockCount: this.#program.blocks.length,
-        hasInput: (slot) =>
-          op.inputs.some((v) => v.parameter === slot && v.arguments.length > 0),
-      });
-      if (def.infer !== undefined) this.#checkInferred(block, op, def, attrs);
+      def.check?.(attrs as never, this.#context);
+      if (def.infer !== undefined) this.#checkInferred(op, def);
     } catch (e) {
       if (e instanceof ProgramError) throw e;
       if (e instanceof AttrError) this.#failOp(e.message, { attr: e.attr });
@@ -261,23 +319,11 @@ class Validator {
 
   // Runs the op's shape rule on its inputs' declared types; the rule throws
   // on a mismatch it can see, and its outputs must fit their declarations.
-  #checkInferred(
-    block: BlockDesc,
-    op: OpDesc,
-    def: OpDef,
-    attrs: Record<string, unknown>,
-  ): void {
-    const infos = (vars: readonly OpDesc_Var[], slot: string): VarInfo[] => {
-      const names = vars.find((v) => v.parameter === slot)?.arguments ?? [];
-      return names.map((n) => this.#lookup(block.idx, n)!);
-    };
-    const inferred = def.infer!({
-      inputs: (slot) => infos(op.inputs, slot),
-      attrs: attrs as never,
-    });
+  #checkInferred(op: OpDesc, def: OpDef): void {
+    const inferred = def.infer!(this.#context);
     for (const slot in inferred) {
       const types = inferred[slot];
-      const declared = infos(op.outputs, slot);
+      const declared = this.#slotInfos(op.outputs, slot);
       for (let i = 0; i < declared.length; i++) {
         const made = Array.isArray(types)
           ? types[i]
@@ -321,7 +367,7 @@ class Validator {
       }
     }
     for (const slot of table.required) {
-      if (!given.some((v) => v.parameter === slot && v.arguments.length > 0)) {
+      if ((argumentsOf(given, slot)?.length ?? 0) === 0) {
         this.#failOp(`${table.side} "${slot}" is required`, { slot });
       }
     }

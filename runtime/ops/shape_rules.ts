@@ -53,12 +53,14 @@ export function broadcastRule(
   axis: number,
   dtype?: DType,
 ): InferredType {
-  const out: InferredType = { dtype: dtype ?? x?.dtype };
-  if (x?.shape === undefined || y?.shape === undefined) return out;
-  if (axis < 0 && sameKnownShape(x.shape, y.shape)) {
-    return { ...out, shape: x.shape };
+  const outDtype = dtype ?? x?.dtype;
+  if (x?.shape === undefined || y?.shape === undefined) {
+    return { dtype: outDtype };
   }
-  return { ...out, shape: broadcastWithUnknowns(x.shape, y.shape, axis) };
+  const shape = axis < 0 && sameKnownShape(x.shape, y.shape)
+    ? x.shape
+    : broadcastWithUnknowns(x.shape, y.shape, axis);
+  return { dtype: outDtype, shape };
 }
 
 // The common case of same-shape operands, without the general rule's arrays.
