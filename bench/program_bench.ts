@@ -44,9 +44,19 @@ function longProgram(n: number): Uint8Array {
   return program.toBinary();
 }
 
+/** `n` `fill_constant` ops, each with three attributes (shape, dtype, value). */
+function attributeProgram(n: number): Uint8Array {
+  const program = new Program();
+  program.guard(() => {
+    for (let i = 0; i < n; i++) fillConstant({ shape: [2, 3], value: i });
+  });
+  return program.toBinary();
+}
+
 const loop = counterLoop();
 const executor = new Executor();
 const bytes = longProgram(10_000);
+const attributeBytes = attributeProgram(10_000);
 
 Deno.bench({
   name: `while loop, ${2 * ITERATIONS} scalar ops (divide by ${
@@ -65,5 +75,15 @@ Deno.bench({
   n: 100,
   fn() {
     validateProgram(decodeProgram(bytes, "long.pb"));
+  },
+});
+
+Deno.bench({
+  name: "decode + validate 10,000 ops with 3 attributes each",
+  group: "decode",
+  warmup: 20,
+  n: 100,
+  fn() {
+    validateProgram(decodeProgram(attributeBytes, "attributes.pb"));
   },
 });

@@ -169,6 +169,26 @@ function argumentsOf(
   return undefined;
 }
 
+/**
+ * A variable's declaration, its kind, and its info once an op's rules ask
+ * for it, alone in a list: what `inputs(slot)` returns for a slot naming
+ * one variable.
+ */
+class Declared {
+  readonly desc: VarDesc;
+  readonly kind: VarInfo["kind"];
+  #infos: readonly [VarInfo] | undefined;
+
+  constructor(desc: VarDesc) {
+    this.desc = desc;
+    this.kind = varKindOf(desc);
+  }
+
+  get infos(): readonly [VarInfo] {
+    return this.#infos ??= [varInfoOf(this.desc)];
+  }
+}
+
 // Validation allocates little on purpose: a decoded program is young
 // garbage-collected data, and every scavenge that garbage from here
 // triggers copies the whole program tree again.
@@ -176,10 +196,8 @@ class Validator {
   readonly #program: ProgramDesc;
   readonly #file: string | undefined;
   readonly #registry: ReadonlyMap<string, OpDef>;
-  readonly #declared: Map<string, VarDesc>[] = [];
-  // Each variable's info, alone in a list: what `inputs(slot)` returns for
-  // a slot naming one variable.
-  readonly #infos = new Map<VarDesc, readonly [VarInfo]>();
+  // Each block's declarations by name.
+  readonly #declared: Map<string, Declared>[] = [];
   // Each sub-block's op, as `block B op I (type)`.
   readonly #owners = new Map<number, string>();
   // The op being checked, named in errors and seen by its check and infer.
@@ -241,7 +259,7 @@ class Validator {
         block: i,
       });
     }
-    const vars = new Map<string, VarDesc>();
+    const vars = new Map<string, Declared>();
     for (const v of block.vars) {
       if (v.name === "") {
         this.#fail("a variable has an empty name", { block: i });
@@ -249,29 +267,22 @@ class Validator {
       if (vars.has(v.name)) {
         this.#fail(`variable "${v.name}" is declared twice`, { block: i });
       }
-      vars.set(v.name, v);
+      vars.set(v.name, new Declared(v));
     }
     this.#declared.push(vars);
   }
 
-  #lookupDesc(block: number, name: string): VarDesc | undefined {
+  #lookupDeclared(block: number, name: string): Declared | undefined {
     for (let b = block; b >= 0; b = this.#program.blocks[b].parentIdx) {
-      const desc = this.#declared[b].get(name);
-      if (desc !== undefined) return desc;
+      const declared = this.#declared[b].get(name);
+      if (declared !== undefined) return declared;
       if (b === 0) break;
     }
     return undefined;
   }
 
-  #infoList(desc: VarDesc): readonly [VarInfo] {
-    let list = this.#infos.get(desc);
-    if (list === undefined) this.#infos.set(desc, list = [varInfoOf(desc)]);
-    return list;
-  }
-
   #lookup(block: number, name: string): VarInfo | undefined {
-    const desc = this.#lookupDesc(block, name);
-    return desc === undefined ? undefined : this.#infoList(desc)[0];
+    return this.#lookupDeclared(block, name)?.infos[0];
   }
 
   // The infos of the variables an op names in a slot; the op's variables
@@ -284,7 +295,7 @@ class Validator {
   }
 
   #declaredInfos(name: string): readonly [VarInfo] {
-    return this.#infoList(this.#lookupDesc(this.#block, name)!);
+    return this.#lookupDeclared(this.#block, name)!.infos;
   }
 
   #checkOp(block: BlockDesc, i: number): void {
@@ -380,20 +391,18 @@ class Validator {
     slot: string,
     at: string,
   ): void {
-    const desc = this.#lookupDesc(block.idx, name);
-    const about = { slot, variable: name };
-    if (desc === undefined) {
+    const declared = this.#lookupDeclared(block.idx, name);
+    if (declared === undefined) {
       this.#failOp(
         `${at}: variable "${name}" is not declared in block ${block.idx} or its ancestors`,
-        about,
+        { slot, variable: name },
       );
     }
-    if (spec.kind === "any") return;
-    const kind = varKindOf(desc);
-    if (kind !== spec.kind) {
+    const kind = declared.kind;
+    if (spec.kind !== "any" && kind !== spec.kind) {
       this.#failOp(
         `${at}: variable "${name}" is a ${kind}, not a ${spec.kind}`,
-        about,
+        { slot, variable: name },
       );
     }
   }
