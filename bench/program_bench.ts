@@ -56,6 +56,7 @@ function attributeProgram(n: number): Uint8Array {
 const loop = counterLoop();
 const executor = new Executor();
 const bytes = longProgram(10_000);
+const long = Program.fromBinary(bytes);
 const attributeBytes = attributeProgram(10_000);
 
 Deno.bench({
@@ -65,6 +66,14 @@ Deno.bench({
   group: "interpreter",
   async fn() {
     await executor.run(loop);
+  },
+});
+
+Deno.bench({
+  name: "validate, prepare and run a 10,000-op straight-line program",
+  group: "interpreter",
+  async fn() {
+    await executor.run(long);
   },
 });
 

@@ -113,7 +113,7 @@ export class PreparedProgram {
   // from the nearest ancestor that does.
   #infoOf(idx: number, name: string): VarInfo {
     for (let b = idx; b >= 0; b = this.#blockDesc(b).parentIdx) {
-      const decl = this.#blockDesc(b).vars.find((v) => v.name === name);
+      const decl = this.layout(b).declarationOf(name);
       if (decl !== undefined) return varInfoOf(decl);
       if (b === 0) break;
     }

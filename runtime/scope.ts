@@ -6,7 +6,11 @@
  *
  * @module
  */
-import { type BlockDesc, VarType_Type } from "../gen/rill/v1/framework_pb.ts";
+import {
+  type BlockDesc,
+  type VarDesc,
+  VarType_Type,
+} from "../gen/rill/v1/framework_pb.ts";
 import { TensorArray, type Value } from "./value.ts";
 
 /**
@@ -30,6 +34,8 @@ export class BlockLayout {
   /** Variable names in declaration order; a name's index is its slot. */
   readonly names: readonly string[];
   readonly #slots: ReadonlyMap<string, number>;
+  /** Each slot's declaration; `undefined` for the extra locals. */
+  readonly #declarations: readonly (VarDesc | undefined)[];
   readonly #template: readonly Value[];
   readonly #arraySlots: readonly number[];
 
@@ -43,12 +49,14 @@ export class BlockLayout {
    */
   constructor(block: BlockDesc, locals: readonly string[] = []) {
     const slots = new Map<string, number>();
+    const declarations: VarDesc[] = [];
     const template: Value[] = [];
     const arraySlots: number[] = [];
     for (const v of block.vars) {
       if (slots.has(v.name)) continue; // the validator reports duplicates
       const i = template.length;
       slots.set(v.name, i);
+      declarations.push(v);
       const type = v.type?.type;
       template.push(
         type === VarType_Type.CHANNEL
@@ -66,6 +74,7 @@ export class BlockLayout {
     }
     this.names = [...slots.keys()];
     this.#slots = slots;
+    this.#declarations = declarations;
     this.#template = template;
     this.#arraySlots = arraySlots;
   }
@@ -79,6 +88,30 @@ export class BlockLayout {
    */
   slotOf(name: string): number | undefined {
     return this.#slots.get(name);
+  }
+
+  /**
+   * The block's declaration of a variable, or `undefined` when the block
+   * does not declare it (an extra local, or a variable of an ancestor).
+   *
+   * @param name The variable.
+   * @returns Its declaration.
+   *
+   * @example Usage
+   * ```ts
+   * import { create } from "@bufbuild/protobuf";
+   * import { BlockDescSchema } from "../gen/rill/v1/framework_pb.ts";
+   * import { BlockLayout } from "./scope.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const layout = new BlockLayout(create(BlockDescSchema, { vars: [{ name: "a" }] }), ["arg"]);
+   * assertEquals(layout.declarationOf("a")?.name, "a");
+   * assertEquals(layout.declarationOf("arg"), undefined);
+   * ```
+   */
+  declarationOf(name: string): VarDesc | undefined {
+    const slot = this.#slots.get(name);
+    return slot === undefined ? undefined : this.#declarations[slot];
   }
 
   /**
