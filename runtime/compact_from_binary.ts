@@ -246,7 +246,8 @@ class Reader {
       if (c >= 0x80) return this.#decode(start, end);
       hash = Math.imul(hash ^ c, 0x01000193);
     }
-    hash = Math.imul(hash ^ (end - start), 0x01000193);
+    // 30 bits keep the key a small integer, which a Map takes unboxed.
+    hash = Math.imul(hash ^ (end - start), 0x01000193) & 0x3fffffff;
     const seen = this.strings.get(hash);
     if (seen !== undefined) {
       const s = this.shared[seen];
