@@ -34,10 +34,11 @@ export type {
   RunOptions,
   RunResult,
 } from "./runtime/executor.ts";
-export { Scope } from "./runtime/scope.ts";
+export { BlockLayout, Scope } from "./runtime/scope.ts";
 export { TensorArray } from "./runtime/value.ts";
 export type { RawValue, Value } from "./runtime/value.ts";
 export { InternalError, ProgramError } from "./runtime/errors.ts";
+export type { ProgramErrorWhere } from "./runtime/errors.ts";
 export { validateProgram } from "./runtime/validate.ts";
 export type { ValidateOptions } from "./runtime/validate.ts";
 export { dumpProgram } from "./runtime/dump.ts";
@@ -48,10 +49,41 @@ export {
   writeProgramFile,
 } from "./runtime/program_file.ts";
 export { OPS } from "./runtime/ops/mod.ts";
-export type { AttrSpec, OpDef, SlotSpec } from "./runtime/op_def.ts";
+export type {
+  AttrKind,
+  AttrSchema,
+  AttrSpec,
+  AttrValueOf,
+  AttrValues,
+  CheckContext,
+  InferContext,
+  InferredType,
+  OpDef,
+  SlotSpec,
+  VarInfo,
+  VarKind,
+} from "./runtime/op_def.ts";
+export type { OpRun, PrepareContext } from "./runtime/prepare_context.ts";
+export { VarRef } from "./runtime/var_ref.ts";
+export type { PreparedBlock, PreparedOp } from "./runtime/prepared_block.ts";
+export type { RunServices, ThreadContext } from "./runtime/thread_context.ts";
 export { runCli } from "./runtime/cli.ts";
+export type { CliIO, CliResult } from "./runtime/cli.ts";
 export { Tensor } from "./kernels/tensor.ts";
-export type { DType } from "./kernels/dtype.ts";
+export type { NestedArray, NestedValue } from "./kernels/tensor.ts";
+export type { DType, Scalar, TypedArray } from "./kernels/dtype.ts";
+export type {
+  BinaryKind,
+  CompareKind,
+  Device,
+  Kernels,
+  LogicalKind,
+  MatmulKernelOptions,
+  ReduceKernelOptions,
+  ReduceKind,
+  SplitKernelOptions,
+  UnaryKind,
+} from "./kernels/device.ts";
 export { decodeNpy, encodeNpy } from "./kernels/npy.ts";
 export * from "./gen/rill/v1/framework_pb.ts";
 /** The green-thread runtime as a TypeScript API: channels, `go`, `select`, timers. */

@@ -156,7 +156,7 @@ export const REDUCE_KINDS: readonly ReduceKind[] = [
 ];
 
 /** Options of {@linkcode Kernels.reduce}. */
-export interface ReduceOptions {
+export interface ReduceKernelOptions {
   /**
    * The dims to reduce; negative counts from the end. Empty reduces all.
    *
@@ -178,7 +178,7 @@ export interface ReduceOptions {
 }
 
 /** Options of {@linkcode Kernels.matmul}. */
-export interface MatmulOptions {
+export interface MatmulKernelOptions {
   /**
    * Use X with its last two dims swapped.
    *
@@ -203,7 +203,7 @@ export interface MatmulOptions {
  * How {@linkcode Kernels.split} cuts: `num` equal parts, or parts of the
  * given `sections` sizes (one of which may be -1, meaning the rest).
  */
-export type SplitOptions = { readonly num: number } | {
+export type SplitKernelOptions = { readonly num: number } | {
   readonly sections: readonly number[];
 };
 
@@ -245,7 +245,7 @@ export interface Kernels {
   readonly reduce: (
     kind: ReduceKind,
     x: Tensor,
-    options?: ReduceOptions,
+    options?: ReduceKernelOptions,
   ) => Tensor;
   /** Softmax along one axis. */
   readonly softmax: (x: Tensor, axis?: number) => Tensor;
@@ -261,7 +261,11 @@ export interface Kernels {
     yNumColDims?: number,
   ) => Tensor;
   /** Batched matrix product with broadcast batch dims. */
-  readonly matmul: (x: Tensor, y: Tensor, options?: MatmulOptions) => Tensor;
+  readonly matmul: (
+    x: Tensor,
+    y: Tensor,
+    options?: MatmulKernelOptions,
+  ) => Tensor;
   /** Same data, new dims (-1 infers one dim, 0 copies X's). */
   readonly reshape: (x: Tensor, shape: readonly number[]) => Tensor;
   /** Permutes dims. */
@@ -271,7 +275,11 @@ export interface Kernels {
   /** Joins tensors along a new axis. */
   readonly stack: (xs: readonly Tensor[], axis?: number) => Tensor;
   /** Cuts a tensor into parts along an axis. */
-  readonly split: (x: Tensor, axis: number, options: SplitOptions) => Tensor[];
+  readonly split: (
+    x: Tensor,
+    axis: number,
+    options: SplitKernelOptions,
+  ) => Tensor[];
   /** Cuts a tensor into `num` parts whose sizes differ by at most 1. */
   readonly splitNearEqual: (x: Tensor, num: number, axis?: number) => Tensor[];
   /** A box of X; starts and ends clamp as Python slices do. */

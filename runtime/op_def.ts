@@ -69,17 +69,29 @@ export const slot: Readonly<
 
 /** The JS value of each attribute kind, once read from an `OpDesc.Attr`. */
 export interface AttrValueOf {
+  /** `INT`: a 32-bit integer. */
   int: number;
+  /** `FLOAT`: a float32. */
   float: number;
+  /** `STRING`. */
   string: string;
+  /** `INTS`. */
   ints: number[];
+  /** `FLOATS`. */
   floats: number[];
+  /** `STRINGS`. */
   strings: string[];
+  /** `BOOLEAN`. */
   bool: boolean;
+  /** `BOOLEANS`. */
   bools: boolean[];
+  /** `BLOCK`: a block index. */
   block: number;
+  /** `LONG`: a 64-bit integer, exact. */
   long: bigint;
+  /** `BLOCKS`: block indices. */
   blocks: number[];
+  /** `LONGS`. */
   longs: bigint[];
 }
 

@@ -55,8 +55,10 @@ export {
   run,
   Scheduler,
   type SchedulerOptions,
+  type ThreadFunction,
 } from "./scheduler.ts";
 export {
+  type CaseResult,
   type DefaultCase,
   type RecvCase,
   select,

@@ -86,7 +86,14 @@ export interface SelectResult<I extends number = number, V = unknown> {
   ok: boolean;
 }
 
-type CaseResult<I extends number, C> = C extends
+/**
+ * The result of case `I` of a select, when that case is `C`: a receive's
+ * result carries the channel's element type.
+ *
+ * @typeParam I The case's index.
+ * @typeParam C The case.
+ */
+export type CaseResult<I extends number, C> = C extends
   { recv: Channel<infer T> | null } ? SelectResult<I, T>
   : SelectResult<I, undefined>;
 

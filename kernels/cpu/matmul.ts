@@ -16,7 +16,7 @@ import {
   promoteTypes,
   type TypedArray,
 } from "../dtype.ts";
-import type { MatmulOptions } from "../device.ts";
+import type { MatmulKernelOptions } from "../device.ts";
 import { Tensor } from "../tensor.ts";
 import { rowOffsets } from "./_copy.ts";
 import { cast } from "./cast.ts";
@@ -109,7 +109,7 @@ export function mul2d(
 export function matmul(
   x: Tensor,
   y: Tensor,
-  options: MatmulOptions = {},
+  options: MatmulKernelOptions = {},
 ): Tensor {
   if (x.shape.length === 0 || y.shape.length === 0) {
     throw new RangeError(

@@ -23,7 +23,7 @@ import {
   type StorageArray,
   type TypedArray,
 } from "../dtype.ts";
-import type { ReduceKind, ReduceOptions } from "../device.ts";
+import type { ReduceKernelOptions, ReduceKind } from "../device.ts";
 import { Tensor } from "../tensor.ts";
 import {
   BIG_REDUCE_ALU,
@@ -65,7 +65,7 @@ import { binary } from "./elementwise.ts";
 export function reduce(
   kind: ReduceKind,
   x: Tensor,
-  options: ReduceOptions = {},
+  options: ReduceKernelOptions = {},
 ): Tensor {
   if (FLOAT_REDUCE_ALU[kind] === undefined) {
     throw new TypeError(`reduce: unknown kind "${kind}"`);
@@ -223,7 +223,7 @@ function storeResults(
 
 function reducedDims(
   shape: readonly number[],
-  options: ReduceOptions,
+  options: ReduceKernelOptions,
 ): boolean[] {
   const dims = options.dims ?? [];
   const all = options.reduceAll === true || dims.length === 0;
@@ -240,7 +240,7 @@ function outputShape(
   shape: readonly number[],
   reduced: readonly boolean[],
   keptShape: number[],
-  options: ReduceOptions,
+  options: ReduceKernelOptions,
 ): number[] {
   if (options.keepDim === true) return keptShape;
   const out = shape.filter((_, i) => !reduced[i]);

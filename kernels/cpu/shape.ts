@@ -14,7 +14,7 @@ import {
   shapeSize,
 } from "../_shape.ts";
 import { isIntegerDType, promoteTypes } from "../dtype.ts";
-import type { SplitOptions } from "../device.ts";
+import type { SplitKernelOptions } from "../device.ts";
 import { Tensor } from "../tensor.ts";
 import { copyRange, stridedCopy } from "./_copy.ts";
 import { cast } from "./cast.ts";
@@ -219,7 +219,7 @@ export function stack(xs: readonly Tensor[], axis = 0): Tensor {
 export function split(
   x: Tensor,
   axis: number,
-  options: SplitOptions,
+  options: SplitKernelOptions,
 ): Tensor[] {
   const a = normalizeAxis(axis, x.shape.length, "split");
   const dim = x.shape[a];

@@ -240,6 +240,8 @@ export const VarType_TensorDescSchema: GenMessage<VarType_TensorDesc> = /*@__PUR
   messageDesc(file_rill_v1_framework, 1, 0);
 
 /**
+ * A tensor, with the number of its level-of-detail (sequence) levels.
+ *
  * @generated from message rill.v1.VarType.LoDTensorDesc
  */
 export type VarType_LoDTensorDesc = Message<"rill.v1.VarType.LoDTensorDesc"> & {
@@ -262,6 +264,8 @@ export const VarType_LoDTensorDescSchema: GenMessage<VarType_LoDTensorDesc> = /*
   messageDesc(file_rill_v1_framework, 1, 1);
 
 /**
+ * The element type of a tensor array (LOD_TENSOR_ARRAY).
+ *
  * @generated from message rill.v1.VarType.LoDTensorArrayDesc
  */
 export type VarType_LoDTensorArrayDesc = Message<"rill.v1.VarType.LoDTensorArrayDesc"> & {
@@ -284,6 +288,8 @@ export const VarType_LoDTensorArrayDescSchema: GenMessage<VarType_LoDTensorArray
   messageDesc(file_rill_v1_framework, 1, 2);
 
 /**
+ * The tensors a reader yields, one per slot.
+ *
  * @generated from message rill.v1.VarType.ReaderDesc
  */
 export type VarType_ReaderDesc = Message<"rill.v1.VarType.ReaderDesc"> & {
@@ -325,6 +331,8 @@ export const VarType_ChannelDescSchema: GenMessage<VarType_ChannelDesc> = /*@__P
   messageDesc(file_rill_v1_framework, 1, 4);
 
 /**
+ * The element types of a tuple.
+ *
  * @generated from message rill.v1.VarType.Tuple
  */
 export type VarType_Tuple = Message<"rill.v1.VarType.Tuple"> & {
@@ -342,6 +350,8 @@ export const VarType_TupleSchema: GenMessage<VarType_Tuple> = /*@__PURE__*/
   messageDesc(file_rill_v1_framework, 1, 5);
 
 /**
+ * What a variable holds: an element type, or a kind of variable.
+ *
  * @generated from enum rill.v1.VarType.Type
  */
 export enum VarType_Type {
