@@ -96,8 +96,18 @@ if (import.meta.main) {
     const bytes = encoder.encode(text);
     for (let n = 0; n < bytes.length;) n += stream.writeSync(bytes.subarray(n));
   };
+  const toStdout = write(Deno.stdout);
   const { code } = await runCli(Deno.args, {
-    stdout: write(Deno.stdout),
+    stdout(text) {
+      try {
+        toStdout(text);
+      } catch (e) {
+        // The reader left (`| head`): end quietly, as SIGPIPE ends a Go
+        // program, with the shell's code for that (128 + 13).
+        if (e instanceof Deno.errors.BrokenPipe) Deno.exit(141);
+        throw e;
+      }
+    },
     stderr: write(Deno.stderr),
   });
   Deno.exit(code);

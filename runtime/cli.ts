@@ -13,7 +13,7 @@ import { Tensor } from "../kernels/tensor.ts";
 import { Deadlock, Panic } from "../scheduler/panic.ts";
 import { dumpProgram } from "./dump.ts";
 import { fileErrorReason } from "./file_error.ts";
-import { ProgramError } from "./errors.ts";
+import { printable, ProgramError } from "./errors.ts";
 import { Executor } from "./executor.ts";
 import { formatValue } from "./ops/print.ts";
 import { readProgramFile } from "./program_file.ts";
@@ -127,7 +127,8 @@ export async function runCli(
       io.stderr(crashReport(e));
       return { code: 2 };
     }
-    io.stderr(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+    const message = e instanceof Error ? e.message : String(e);
+    io.stderr(`error: ${printable(message)}\n`);
     return { code: 2 };
   }
 }
@@ -145,10 +146,10 @@ function usageProblem(message: string): string {
 
 /** The stderr text of a run that ended in a panic or a deadlock (§4–5). */
 function crashReport(e: Panic | Deadlock): string {
-  if (e instanceof Deadlock) return `${e.message}\n\n${e.dump}\n`;
-  const at = e.where === undefined ? "" : `\n\tat ${e.where}`;
+  if (e instanceof Deadlock) return `${printable(e.message)}\n\n${e.dump}\n`;
+  const at = e.where === undefined ? "" : `\n\tat ${printable(e.where)}`;
   const dump = e.dump === "" ? "" : `\n\n${e.dump}`;
-  return `panic: ${e.message}${at}${dump}\n`;
+  return `panic: ${printable(e.message)}${at}${dump}\n`;
 }
 
 async function runCommand(

@@ -16,6 +16,7 @@ import { AttrType } from "../gen/rill/v1/framework_pb.ts";
 import { formatTensor } from "../kernels/tensor_format.ts";
 import { Tensor } from "../kernels/tensor.ts";
 import { typeName } from "./dtype_codes.ts";
+import { printable } from "./errors.ts";
 import { OPS } from "./ops/mod.ts";
 import { varInfoOf } from "./var_info.ts";
 
@@ -47,6 +48,19 @@ export function dumpProgram(program: ProgramDesc): string {
   return program.blocks.map(dumpBlock).join("\n");
 }
 
+// A name prints as it is when plain; anything else (empty, spaces, commas,
+// brackets, quotes, control characters) prints quoted, so a line of the dump
+// reads one way only.
+const PLAIN_NAME = /^[\p{L}\p{N}_.@/:-]+$/u;
+
+function shownName(name: string): string {
+  return PLAIN_NAME.test(name) ? name : quoted(name);
+}
+
+function quoted(text: string): string {
+  return `"${printable(text.replace(/["\\]/g, "\\$&"))}"`;
+}
+
 function dumpBlock(block: BlockDesc): string {
   const lines = [`block ${block.idx} (parent ${block.parentIdx}):`];
   for (const v of block.vars) lines.push(`  var ${dumpVar(v)}`);
@@ -56,7 +70,7 @@ function dumpBlock(block: BlockDesc): string {
 
 function dumpVar(v: VarDesc): string {
   const info = varInfoOf(v);
-  const parts = [v.name, typeName(v.type?.type ?? 7)];
+  const parts = [shownName(v.name), typeName(v.type?.type ?? 7)];
   if (info.dtype !== undefined) parts.push(info.dtype);
   if (info.shape !== undefined) parts.push(`[${info.shape.join(", ")}]`);
   if (v.type?.channel !== undefined) {
@@ -73,7 +87,7 @@ function dumpOp(op: OpDesc): string {
       names.indexOf(a.parameter) - names.indexOf(b.parameter);
   const slots = (vars: OpDesc["inputs"], names: string[]) =>
     [...vars].sort(order(names)).map((v) =>
-      `${v.parameter}=[${v.arguments.join(", ")}]`
+      `${shownName(v.parameter)}=[${v.arguments.map(shownName).join(", ")}]`
     )
       .join(", ");
   const inputs = slots(op.inputs, Object.keys(def?.inputs ?? {}));
@@ -81,8 +95,8 @@ function dumpOp(op: OpDesc): string {
   const attrNames = Object.keys(def?.attrs ?? {});
   const attrs = [...op.attrs]
     .sort((a, b) => attrNames.indexOf(a.name) - attrNames.indexOf(b.name))
-    .map((a) => `${a.name}=${dumpAttr(a)}`);
-  let text = `${op.type}(${inputs})`;
+    .map((a) => `${shownName(a.name)}=${dumpAttr(a)}`);
+  let text = `${shownName(op.type)}(${inputs})`;
   if (outputs !== "") text += ` -> ${outputs}`;
   if (attrs.length > 0) text += ` {${attrs.join(", ")}}`;
   return text;
@@ -96,13 +110,13 @@ function dumpAttr(a: OpDesc_Attr): string {
     case AttrType.FLOAT:
       return float32(a.f);
     case AttrType.STRING:
-      return JSON.stringify(a.s);
+      return quoted(a.s);
     case AttrType.INTS:
       return `[${a.ints.join(", ")}]`;
     case AttrType.FLOATS:
       return `[${a.floats.map(float32).join(", ")}]`;
     case AttrType.STRINGS:
-      return `[${a.strings.map((s) => JSON.stringify(s)).join(", ")}]`;
+      return `[${a.strings.map(quoted).join(", ")}]`;
     case AttrType.BOOLEAN:
       return String(a.b);
     case AttrType.BOOLEANS:

@@ -36,6 +36,8 @@ export interface ProgramErrorWhere {
  *
  * const e = new ProgramError('unknown op "foo"', { block: 0, op: 2, opType: "foo" });
  * assertEquals(e.message, 'block 0 op 2 (foo): unknown op "foo"');
+ * // Control characters from the program are escaped: one line.
+ * assertEquals(new ProgramError('unknown op "a\nb"').message, 'unknown op "a\\nb"');
  * ```
  */
 export class ProgramError extends Error {
@@ -49,7 +51,9 @@ export class ProgramError extends Error {
    * @param where Where it is.
    */
   constructor(detail: string, where: ProgramErrorWhere = {}) {
-    super(prefixOf(where) + detail);
+    // Names come from the program file; a line break in one must not
+    // break the one-line message.
+    super(printable(prefixOf(where) + detail));
     this.name = "ProgramError";
     this.where = where;
   }
@@ -77,6 +81,43 @@ export class InternalError extends Error {
     super(`internal error (this is a Rill bug): ${detail}`);
     this.name = "InternalError";
   }
+}
+
+// C0 and C1 controls, DEL, and the Unicode line and paragraph separators:
+// matching them is the point.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+
+/**
+ * Text with its control characters escaped (`\n`, `\t`, `\u001b`), so that
+ * text taken from a program (names, strings) cannot break a one-line
+ * message or forge another line of output.
+ *
+ * @param text Any text.
+ * @returns The text, on one line.
+ *
+ * @example Usage
+ * ```ts
+ * import { printable } from "./errors.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(printable("x\ny\u001b[0m"), "x\\ny\\u001b[0m");
+ * assertEquals(printable("fc_0.w_0"), "fc_0.w_0");
+ * ```
+ */
+export function printable(text: string): string {
+  return text.replace(
+    CONTROL,
+    (c) =>
+      SHORT_ESCAPES[c] ??
+        `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function prefixOf(where: ProgramErrorWhere): string {

@@ -175,6 +175,21 @@ const BAD_INPUTS: readonly BadInput[] = [
       "shapes.pb: block 0 op 2 (elementwise_add): broadcast: shapes [2, 3] and [4] do not match",
   },
   {
+    what: "an op type with a line break",
+    file: ["newline.pb", printsFirst([], [op("pri\nnt", { In: ["x"] })])],
+    args: (d) => [join(d, "newline.pb")],
+    says: 'newline.pb: block 0 op 2 (pri\\nnt): unknown op "pri\\nnt"',
+  },
+  {
+    what: "a variable named with a terminal escape",
+    file: [
+      "escape.pb",
+      printsFirst([], [op("print", { In: ["\u001b[2J"] })]),
+    ],
+    args: (d) => [join(d, "escape.pb")],
+    says: 'variable "\\u001b[2J" is not declared',
+  },
+  {
     what: "an unknown flag",
     args: () => ["--bogus"],
     says: "--bogus",

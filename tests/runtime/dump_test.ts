@@ -1,9 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { assertEquals, assertStringIncludes } from "@std/assert";
-import {
-  type AttrType,
-  ProgramDescSchema,
-} from "../../gen/rill/v1/framework_pb.ts";
+import { AttrType, ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
 import {
   appendLayer,
   cast,
@@ -132,5 +129,32 @@ Deno.test("dumpProgram() prints a program that does not validate", () => {
     "block 0 (parent -1):\n" +
       "  var v LOD_TENSOR\n" +
       "  op 0: no_such_op(B=[v], A=[w, v]) {n=-9223372036854775808, z=?(99)}\n",
+  );
+});
+
+Deno.test("dumpProgram() quotes names and strings that are not plain, one line each", () => {
+  const desc = create(ProgramDescSchema, {
+    blocks: [{
+      idx: 0,
+      parentIdx: -1,
+      vars: [{ name: "a b" }, { name: "x@GRAD" }, { name: "" }],
+      ops: [{
+        type: "pri\nnt",
+        inputs: [{ parameter: "In", arguments: ["a b", "x@GRAD", 'q"\u001b'] }],
+        attrs: [
+          { name: "message", type: AttrType.STRING, s: "line\nbreak\u2028" },
+          { name: "s p", type: AttrType.STRINGS, strings: ["\\"] },
+        ],
+      }],
+    }],
+  });
+  assertEquals(
+    dumpProgram(desc),
+    "block 0 (parent -1):\n" +
+      '  var "a b" LOD_TENSOR\n' +
+      "  var x@GRAD LOD_TENSOR\n" +
+      '  var "" LOD_TENSOR\n' +
+      '  op 0: "pri\\nnt"(In=["a b", x@GRAD, "q\\"\\u001b"]) ' +
+      '{message="line\\nbreak\\u2028", "s p"=["\\\\"]}\n',
   );
 });
