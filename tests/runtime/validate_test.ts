@@ -12,7 +12,8 @@ import {
   ProgramDescSchema,
   VarType_Type,
 } from "../../gen/rill/v1/framework_pb.ts";
-import { Executor } from "../../mod.ts";
+import { decodeProgram, Executor } from "../../mod.ts";
+import { Random } from "../../scheduler/random.ts";
 import { ProgramError, type ProgramErrorWhere } from "../../runtime/errors.ts";
 import { validateProgram } from "../../runtime/validate.ts";
 import { makeRegistry } from "../../runtime/ops/mod.ts";
@@ -641,4 +642,40 @@ Deno.test("validateProgram() rejects a cast without out_dtype", () => {
     { block: 0, op: 1, opType: "cast", attr: "out_dtype" },
     'p.pb: block 0 op 1 (cast): attribute "out_dtype": required but absent',
   );
+});
+
+Deno.test("validateProgram() answers damaged programs with one-line ProgramErrors", async () => {
+  // Seeded damage to every example: whatever still decodes either
+  // validates or fails with a ProgramError on one line, never another error.
+  const dir = new URL("../../examples/", import.meta.url);
+  const examples: [string, Uint8Array][] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.name.endsWith(".pb")) continue;
+    examples.push([entry.name, await Deno.readFile(new URL(entry.name, dir))]);
+  }
+  const random = new Random(11);
+  const outcomes = { valid: 0, invalid: 0 };
+  for (let trial = 0; trial < 3000; trial++) {
+    const [name, original] = examples[random.nextInt(examples.length)];
+    const bytes = original.slice();
+    for (let k = 0; k <= random.nextInt(3); k++) {
+      bytes[random.nextInt(bytes.length)] = random.nextInt(256);
+    }
+    let program;
+    try {
+      program = decodeProgram(bytes, name);
+    } catch (e) {
+      if (!(e instanceof ProgramError)) throw e;
+      continue;
+    }
+    try {
+      validateProgram(program, { file: name });
+      outcomes.valid++;
+    } catch (e) {
+      if (!(e instanceof ProgramError)) throw e;
+      assert(!/[\n\r\u2028\u2029]/.test(e.message), e.message);
+      outcomes.invalid++;
+    }
+  }
+  assert(outcomes.valid > 0 && outcomes.invalid > 0, JSON.stringify(outcomes));
 });
