@@ -28,6 +28,11 @@ export interface RunOptions {
   scope?: Scope;
   /** The file the program came from, named in errors. */
   file?: string;
+  /**
+   * Ends the run when aborted: the run rejects with the signal's reason,
+   * and its green threads and timers stop (a loop within one time slice).
+   */
+  signal?: AbortSignal;
 }
 
 /** What a run returns. */
@@ -135,8 +140,9 @@ export class Executor {
       random: () => scheduler.random.nextFloat(),
       print: this.#print,
     };
-    await scheduler.run((thread) =>
-      runBlock(main, scope, { run: services, thread })
+    await scheduler.run(
+      (thread) => runBlock(main, scope, { run: services, thread }),
+      { signal: options.signal },
     );
     const fetched: Record<string, Value> = {};
     for (const name of options.fetch ?? []) fetched[name] = scope.get(name);

@@ -55,6 +55,7 @@ export {
   run,
   Scheduler,
   type SchedulerOptions,
+  type SchedulerRunOptions,
   type ThreadFunction,
 } from "./scheduler.ts";
 export {

@@ -66,6 +66,19 @@ export interface SchedulerOptions {
   threadContext?: boolean;
 }
 
+/** Options for {@linkcode Scheduler.prototype.run}. */
+export interface SchedulerRunOptions {
+  /**
+   * Ends the run when aborted: every thread is abandoned (as when `main`
+   * returns), pending timers stop, and the run rejects with the signal's
+   * reason. A thread in a long synchronous loop sees the abort at its next
+   * {@linkcode Scheduler.prototype.yieldSlice}.
+   *
+   * @default {undefined}
+   */
+  signal?: AbortSignal;
+}
+
 /** Options for {@linkcode Scheduler.prototype.go}. */
 export interface GoOptions {
   /**
@@ -192,10 +205,12 @@ export class Scheduler {
    * and no timer, hold or abortable operation is pending.
    *
    * @param main The main thread's function; it gets the main thread.
+   * @param options An abort signal that ends the run.
    * @returns A promise that fulfils when `main` returns.
    * @throws {Panic} The first panic (or wrapped error) of any thread.
    * @throws {Deadlock} When every thread is asleep.
    * @throws {Error} If this scheduler has already run.
+   * @throws {unknown} The signal's reason, when it aborts the run.
    *
    * @example Usage
    * ```ts
@@ -213,18 +228,39 @@ export class Scheduler {
    * await new Promise((r) => setTimeout(r, 20));
    * assertEquals(lateRan, false);
    * ```
+   *
+   * @example Ending a run that would not end by itself
+   * ```ts
+   * import { Scheduler } from "./mod.ts";
+   * import { assertRejects } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1 });
+   * const spinning = s.run(async () => {
+   *   for (;;) {
+   *     const slice = s.yieldSlice();
+   *     if (slice) await slice;
+   *   }
+   * }, { signal: AbortSignal.timeout(10) });
+   * await assertRejects(() => spinning, DOMException, "timeout");
+   * ```
    */
-  run(main: ThreadFunction): Promise<void> {
+  run(main: ThreadFunction, options: SchedulerRunOptions = {}): Promise<void> {
     if (this.#main !== undefined) {
       return Promise.reject(
         new Error("Cannot run the scheduler: it has already run"),
       );
     }
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     this.#settle = Promise.withResolvers<void>();
     this.#run.detect(() => this.#deadlock());
     this.#main = newThread(this.#run, 1, undefined);
     this.#spawn(this.#main, main);
-    return this.#settle.promise;
+    if (signal === undefined) return this.#settle.promise;
+    const abort = () => this.#end({ error: signal.reason });
+    signal.addEventListener("abort", abort, { once: true });
+    const forget = () => signal.removeEventListener("abort", abort);
+    return this.#settle.promise.finally(forget);
   }
 
   /**
@@ -413,7 +449,7 @@ export class Scheduler {
     if (run.ended) return; // abandoned: the run is over
     if (panic !== undefined) return this.#panicked(t, panic);
     finishThread(t, undefined);
-    if (t === this.#main) return this.#end(undefined);
+    if (t === this.#main) return this.#end();
     // The last runnable thread may have gone: look again for a deadlock.
     if (!run.checkQueued) run.queueCheck();
   }
@@ -422,7 +458,7 @@ export class Scheduler {
     // The dump shows the panicking thread as it was, so take it first.
     panic.dump = formatThreadDump(this.threads());
     const observed = finishThread(t, panic);
-    if (this.#settle !== undefined) return this.#end(panic);
+    if (this.#settle !== undefined) return this.#end({ error: panic });
     // No run to fail (threads started with go() outside run()): unless
     // someone awaits the thread, report the panic as uncaught, which ends
     // the program as a Go panic does.
@@ -430,20 +466,21 @@ export class Scheduler {
   }
 
   #deadlock(): void {
-    this.#end(new Deadlock(this.threads()));
+    this.#end({ error: new Deadlock(this.threads()) });
   }
 
-  #end(error: Error | undefined): void {
+  #end(outcome?: { error: unknown }): void {
+    const settle = this.#settle;
+    if (settle === undefined) return; // already ended
     const run = this.#run;
     run.end();
     if (this.#yieldHandle !== undefined) clearImmediate(this.#yieldHandle);
     // Abandon the other threads: unlink their waiters, so no channel keeps
     // a waiter that can never resume.
     for (const t of liveThreads(run)) parkedOf(t)?.unlink();
-    const settle = this.#settle!;
     this.#settle = undefined;
-    if (error === undefined) settle.resolve();
-    else settle.reject(error);
+    if (outcome === undefined) settle.resolve();
+    else settle.reject(outcome.error);
   }
 
   static {
@@ -505,7 +542,7 @@ export function go(fn: ThreadFunction, options?: GoOptions): GreenThread {
  * {@linkcode Scheduler.prototype.run}.
  *
  * @param main The main thread's function.
- * @param options The seed.
+ * @param options The scheduler's options, and an abort signal for the run.
  * @returns A promise that fulfils when `main` returns.
  * @throws {Panic} The first panic of any thread.
  * @throws {Deadlock} When every thread is asleep.
@@ -526,9 +563,9 @@ export function go(fn: ThreadFunction, options?: GoOptions): GreenThread {
  */
 export function run(
   main: ThreadFunction,
-  options?: SchedulerOptions,
+  options?: SchedulerOptions & SchedulerRunOptions,
 ): Promise<void> {
-  return new Scheduler(options).run(main);
+  return new Scheduler(options).run(main, options);
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   ProgramError,
   Scope,
   Tensor,
+  whileLoop,
 } from "../../mod.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { doubler } from "../_helpers/doubler.ts";
@@ -245,4 +246,17 @@ Deno.test("Executor.run() prints nothing after a panic", async () => {
     Panic,
   );
   assertEquals(lines, ["before 1"]);
+});
+
+Deno.test("Executor.run() with a signal ends a program that loops forever", async () => {
+  const [program] = buildProgram(() => {
+    const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
+    const yes = fillConstant({ shape: [1], dtype: "bool", value: 1 });
+    whileLoop(yes, () => increment(i));
+  });
+  await assertRejects(
+    () => new Executor().run(program, { signal: AbortSignal.timeout(20) }),
+    DOMException,
+    "timeout",
+  );
 });

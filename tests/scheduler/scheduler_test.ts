@@ -574,3 +574,44 @@ Deno.test("after() with a scheduler keeps a run without thread contexts alive", 
   );
   assertEquals(got, 1);
 });
+
+// ---------------------------------------------------------------------------
+// Ending a run from outside
+
+Deno.test("Scheduler.run() rejects at once, running nothing, with an aborted signal", async () => {
+  const controller = new AbortController();
+  controller.abort("stop");
+  let ran = false;
+  const s = new Scheduler({ seed: 1 });
+  const reason = await s.run(() => {
+    ran = true;
+  }, { signal: controller.signal }).catch((e) => e);
+  assertEquals([reason, ran], ["stop", false]);
+});
+
+Deno.test("an abort ends a run: parked threads are abandoned, timers stop", async () => {
+  const controller = new AbortController();
+  const s = new Scheduler({ seed: 1 });
+  let woke = false;
+  const running = s.run(async (main) => {
+    const never = new Channel<number>();
+    s.go(async (t) => {
+      await sleep(10_000, { thread: t }); // a pending timer: no deadlock
+      woke = true;
+    });
+    await never.recv({ thread: main });
+  }, { signal: controller.signal });
+  setTimeout(() => controller.abort(new Error("enough")), 5);
+  const error = await running.catch((e) => e);
+  assertInstanceOf(error, Error);
+  assertEquals([error.message, woke], ["enough", false]);
+  // The test's timer sanitizer fails if the 10 s sleep is still pending.
+});
+
+Deno.test("an abort after the run ended changes nothing", async () => {
+  const controller = new AbortController();
+  const s = new Scheduler({ seed: 1 });
+  await s.run(() => {}, { signal: controller.signal });
+  controller.abort();
+  assertEquals(s.threads().length, 0);
+});
