@@ -11,6 +11,10 @@
 export interface ProgramErrorWhere {
   /** The file the program was read from. */
   file?: string;
+  /** The line in a text-format file, from 1. */
+  line?: number;
+  /** The column in that line, from 1. */
+  column?: number;
   /** The block index. */
   block?: number;
   /** The op index inside the block. */
@@ -122,7 +126,12 @@ export function printable(text: string): string {
 
 function prefixOf(where: ProgramErrorWhere): string {
   const parts: string[] = [];
-  if (where.file !== undefined) parts.push(where.file);
+  if (where.file !== undefined) {
+    let file = where.file;
+    if (where.line !== undefined) file += `:${where.line}`;
+    if (where.column !== undefined) file += `:${where.column}`;
+    parts.push(file);
+  }
   if (where.block !== undefined) {
     let at = `block ${where.block}`;
     if (where.op !== undefined) at += ` op ${where.op}`;

@@ -95,7 +95,7 @@ const BAD_INPUTS: readonly BadInput[] = [
     what: "a .txtpb that is not text format",
     file: ["bad.txtpb", text.encode("blocks { idx: ")],
     args: (d) => [join(d, "bad.txtpb")],
-    says: "bad.txtpb: not a ProgramDesc: ",
+    says: "bad.txtpb:1:15: not a ProgramDesc: expected an integer",
   },
   {
     what: "a missing file",

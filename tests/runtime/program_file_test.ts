@@ -122,14 +122,61 @@ Deno.test("decodeProgram() rejects a valid message that has no blocks", () => {
 
 Deno.test("decodeProgram() rejects a .txtpb that is not text format", async () => {
   const text = new TextEncoder();
-  assertNotAProgram(text.encode("blocks { idx: "), "p.txtpb");
-  const unknown = assertNotAProgram(text.encode("bogus: 1"), "p.txtpb");
+  const unknown = assertThrows(() =>
+    decodeProgram(text.encode("bogus: 1"), "p.txtpb")
+  );
+  assertInstanceOf(unknown, ProgramError);
+  assertEquals(unknown.where, { file: "p.txtpb", line: 1, column: 1 });
   assertStringIncludes(unknown.message, '"bogus"');
-  assertNotAProgram(await Deno.readFile(MULT_PB), "p.txtpb");
+  // Binary, read as text: not UTF-8.
+  assertEquals(
+    assertNotAProgram(await Deno.readFile(MULT_PB), "p.txtpb").message,
+    "p.txtpb: not a ProgramDesc: not UTF-8 text",
+  );
   assertEquals(
     assertNotAProgram(new Uint8Array(), "p.txtpb").message,
     "p.txtpb: not a ProgramDesc: the file is empty",
   );
+});
+
+Deno.test("decodeProgram() names the line and column of a .txtpb error", () => {
+  const cases: [text: string, message: string][] = [
+    [
+      "blocks { idx: ",
+      "p.txtpb:1:15: not a ProgramDesc: expected an integer, got end of input",
+    ],
+    [
+      'blocks {\n  idx: 0\n  vars {\n    nme: "x"\n  }\n}\n',
+      'p.txtpb:4:5: not a ProgramDesc: unknown field "nme" for message rill.v1.VarDesc',
+    ],
+    [
+      'blocks {\n  vars { name: "x" persistable: maybe }\n}',
+      'p.txtpb:2:33: not a ProgramDesc: expected a bool, got "maybe"',
+    ],
+    [
+      'blocks {\n  ops { type: "print\n" }\n}',
+      "p.txtpb:2:15: not a ProgramDesc: invalid U+000A in string",
+    ],
+    [
+      "blocks { idx: 0 } }",
+      'p.txtpb:1:19: not a ProgramDesc: expected a field name, got "}"',
+    ],
+    [
+      "blocks { idx: 0 idx: 1 }",
+      'p.txtpb:1:17: not a ProgramDesc: non-repeated field "idx" is repeated',
+    ],
+    [
+      "blocks {\n  idx: 0\n",
+      'p.txtpb:3:1: not a ProgramDesc: unexpected end of input, expected "}"',
+    ],
+  ];
+  for (const [text, message] of cases) {
+    const e = assertThrows(() =>
+      decodeProgram(new TextEncoder().encode(text), "p.txtpb")
+    );
+    assertInstanceOf(e, ProgramError);
+    assertEquals(e.message, message);
+  }
 });
 
 Deno.test("readProgramFile() rejects a missing file and a directory", async () => {
