@@ -43,7 +43,7 @@ import { kindOfValue } from "./value.ts";
  * const block = new PreparedProgram(program.desc).block(0);
  * const scope = new Scope(block.layout);
  * const scheduler = new Scheduler({ seed: 1, threadContext: false });
- * const run = { scheduler, device: cpuDevice, seed: 1, random: Math.random, print: console.log };
+ * const run = { scheduler, device: cpuDevice, seed: 1, print: console.log };
  * await scheduler.run((thread) => runBlock(block, scope, { run, thread }));
  * const value = scope.get(x.name);
  * if (!(value instanceof Tensor)) throw new Error("x holds no tensor");

@@ -137,7 +137,6 @@ export class Executor {
       scheduler,
       device: this.#device,
       seed: this.#seed,
-      random: () => scheduler.random.nextFloat(),
       print: this.#print,
     };
     await scheduler.run(

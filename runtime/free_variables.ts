@@ -2,6 +2,9 @@
  * Which outer variables a sub-block reads and writes: the `X` and `Out`
  * lists the builder records on `while`, `conditional_block` and `go`, for
  * analysis (the executor resolves names through scopes and needs neither).
+ * A write rebinds a variable; storing into the tensor array a variable
+ * holds (`write_to_array`) reads it, and a `select` case's receive writes
+ * its value and ok variables.
  *
  * @module
  */
@@ -10,6 +13,7 @@ import {
   type BlockDesc,
   type ProgramDesc,
 } from "../gen/rill/v1/framework_pb.ts";
+import { opVariables } from "./op_variables.ts";
 import type { Block, Variable } from "./program.ts";
 
 /** The outer variables a block tree uses, in first-use order. */
@@ -53,12 +57,9 @@ export function freeVariables(
   const visit = (block: BlockDesc, declared: ReadonlySet<string>): void => {
     const inner = new Set([...declared, ...block.vars.map((v) => v.name)]);
     for (const op of block.ops) {
-      for (const v of op.inputs) {
-        for (const name of v.arguments) if (!inner.has(name)) reads.add(name);
-      }
-      for (const v of op.outputs) {
-        for (const name of v.arguments) if (!inner.has(name)) writes.add(name);
-      }
+      const uses = opVariables(op);
+      for (const name of uses.reads) if (!inner.has(name)) reads.add(name);
+      for (const name of uses.writes) if (!inner.has(name)) writes.add(name);
       for (const a of op.attrs) {
         const subs = a.type === AttrType.BLOCK
           ? [a.blockIdx]

@@ -26,6 +26,11 @@ export interface SlotSpec {
   readonly optional: boolean;
   /** The slot takes any number of variables (`X...`). */
   readonly duplicable: boolean;
+  /**
+   * An output the op stores into in place (a tensor array's item) rather
+   * than rebinding: analysis counts it as a read of the variable.
+   */
+  readonly inPlace: boolean;
 }
 
 /** Options of the `slot` constructors. */
@@ -34,6 +39,8 @@ export interface SlotOptions {
   optional?: boolean;
   /** The slot takes any number of variables. @default {false} */
   duplicable?: boolean;
+  /** The op stores into the object the output holds. @default {false} */
+  inPlace?: boolean;
 }
 
 function makeSlot(kind: VarKind, options: SlotOptions = {}): SlotSpec {
@@ -41,6 +48,7 @@ function makeSlot(kind: VarKind, options: SlotOptions = {}): SlotSpec {
     kind,
     optional: options.optional ?? false,
     duplicable: options.duplicable ?? false,
+    inPlace: options.inPlace ?? false,
   };
 }
 
@@ -228,14 +236,29 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
   ): Readonly<Record<string, InferredType | readonly InferredType[]>>;
   /** Extra static checks of attribute values; throws an `Error` saying what is wrong. */
   check?(attrs: AttrValues<A>, ctx: CheckContext): void;
+  /**
+   * The variables the op names outside its slots (a `select` case's channel
+   * and value), for analysis. Absent: none.
+   */
+  namedVariables?(attrs: AttrValues<A>): NamedVariables;
   /** Resolves variables and kernels once; returns the op's run function. */
   prepare(ctx: PrepareContext<A>): OpRun;
+}
+
+/** Variables an op reads and rebinds outside its slots. */
+export interface NamedVariables {
+  /** Variables the op reads. */
+  readonly reads: readonly string[];
+  /** Variables the op binds to new values. */
+  readonly writes: readonly string[];
 }
 
 /** What `check` may ask of the program around the op. */
 export interface CheckContext {
   /** The static info of a variable visible from the op's block. */
   lookup(name: string): VarInfo | undefined;
+  /** The static info of a variable that block `block` itself declares. */
+  declaredIn(block: number, name: string): VarInfo | undefined;
   /** How many blocks the program has. */
   readonly blockCount: number;
   /** Whether the op names a variable in input slot `slot`. */

@@ -215,6 +215,7 @@ class Validator {
     this.#registry = options.registry ?? OPS;
     this.#context = {
       lookup: (name) => this.#lookup(this.#block, name),
+      declaredIn: (block, name) => this.#declared[block]?.get(name)?.infos[0],
       blockCount: program.blocks.length,
       hasInput: (slot) =>
         (argumentsOf(this.#op!.inputs, slot)?.length ?? 0) > 0,

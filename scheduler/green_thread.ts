@@ -23,9 +23,15 @@
 //   operation it parked last, even while it awaits something else (hold()
 //   covers such a wait); an earlier operation completing does not make it
 //   runnable, and none is counted after the thread is done.
+//   #key names the thread's random stream: 0 for the main thread, else a
+//   hash of its parent's key and its place among the parent's children
+//   (of its id when spawned without a parent), so that what a thread draws
+//   depends on the seed and the thread's lineage, not on which worker or
+//   in which order threads ran.
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Panic } from "./panic.ts";
+import { Random } from "./random.ts";
 import type { RunState } from "./_run_state.ts";
 import type { Scheduler } from "./scheduler.ts";
 
@@ -40,7 +46,8 @@ export type WaitReason =
   | "chan send (nil chan)"
   | "select"
   | "select (no cases)"
-  | "sleep";
+  | "sleep"
+  | "sync.WaitGroup.Wait";
 
 /** What a parked thread waits on, so that the end of a run can unlink it. */
 export interface Parked {
@@ -89,11 +96,15 @@ export function currentThread(): GreenThread | undefined {
 // thread's private state. The static block at the end of GreenThread
 // assigns them; mod.ts does not export them.
 
-/** Makes a thread; only Scheduler calls this. */
+/**
+ * Makes a thread; only Scheduler calls this. A thread with a `parent`
+ * draws from a random stream derived from the parent's.
+ */
 export let newThread: (
   run: RunState,
   id: number,
   origin: GoOrigin | undefined,
+  parent: GreenThread | undefined,
 ) => GreenThread;
 /**
  * Calls `fn(thread)` as the body of `thread`, inside its own async context
@@ -191,15 +202,58 @@ export class GreenThread {
   // How the thread ends: the resolvers of `done` once asked for (they keep
   // the panic once it ends), else the panic that ended it, if any.
   #end: DoneRecord | Panic | undefined = undefined;
+  // The random stream's number, the children spawned with this thread as
+  // parent, and the stream once drawn from.
+  #key: number;
+  #children = 0;
+  #random: Random | undefined = undefined;
 
   private constructor(
     run: RunState,
     id: number,
     origin: GoOrigin | undefined,
+    parent: GreenThread | undefined,
   ) {
     this.#run = run;
     this.id = id;
     this.#origin = origin;
+    this.#key = parent !== undefined
+      ? childKey(parent.#key, ++parent.#children)
+      : id === 1
+      ? 0
+      : childKey(ORPHAN_KEY, id);
+  }
+
+  /**
+   * The thread's own seeded random stream: select's choices and random ops
+   * on this thread draw from it. It depends only on the run's seed and the
+   * thread's lineage (which thread spawned it, as its how-manyth child), so
+   * a thread draws the same numbers however the run's threads interleave.
+   * The main thread's stream is the scheduler's {@linkcode Scheduler.random}.
+   *
+   * @returns The thread's PRNG.
+   *
+   * @example Usage
+   * ```ts
+   * import { Scheduler } from "./mod.ts";
+   * import { assert } from "@std/assert";
+   *
+   * const draws: number[] = [];
+   * for (let i = 0; i < 2; i++) {
+   *   const s = new Scheduler({ seed: 3 });
+   *   await s.run((main) => {
+   *     assert(main.random === s.random);
+   *     const child = s.goFrom(main, () => {});
+   *     draws.push(child.random.nextUint32());
+   *   });
+   * }
+   * assert(draws[0] === draws[1]);
+   * ```
+   */
+  get random(): Random {
+    return this.#random ??= this.#key === 0
+      ? this.#run.random
+      : new Random(this.#run.random.seed, this.#key);
   }
 
   /**
@@ -283,7 +337,8 @@ export class GreenThread {
   }
 
   static {
-    newThread = (run, id, origin) => new GreenThread(run, id, origin);
+    newThread = (run, id, origin, parent) =>
+      new GreenThread(run, id, origin, parent);
     enterThread = (thread, fn, context) =>
       context ? storage.run(thread, fn, thread) : fn(thread);
     runOf = (thread) => thread.#run;
@@ -347,4 +402,16 @@ export class GreenThread {
     };
     parkedOf = (thread) => thread.#parked;
   }
+}
+
+// The key threads spawned without a parent derive theirs from, with their id.
+const ORPHAN_KEY = 0x5bd1e995;
+
+// A 32-bit hash of a parent's key and a child's number (a SplitMix32
+// finalizer); 0 is left to the main thread.
+function childKey(parent: number, n: number): number {
+  let z = (Math.imul(parent, 0x9e3779b9) + n) | 0;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+  return ((z ^ (z >>> 16)) >>> 0) || 1;
 }

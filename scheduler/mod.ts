@@ -72,3 +72,4 @@ export {
 } from "./select.ts";
 export { formatThreadDump } from "./thread_dump.ts";
 export { after, type AfterOptions, sleep, type SleepOptions } from "./timer.ts";
+export { WaitGroup, type WaitGroupWaitOptions } from "./wait_group.ts";

@@ -18,6 +18,9 @@
  * const a = new Random(42);
  * const b = new Random(42);
  * assertEquals(a.nextInt(100), b.nextInt(100));
+ * // Streams of one seed differ from each other, and repeat.
+ * assertEquals(new Random(42, 7).nextUint32(), new Random(42, 7).nextUint32());
+ * assert(new Random(42, 7).nextUint32() !== new Random(42, 8).nextUint32());
  * const f = a.nextFloat();
  * assert(f >= 0 && f < 1);
  * ```
@@ -30,19 +33,24 @@ export class Random {
   #seed: number;
 
   /**
-   * Makes a generator from a seed.
+   * Makes a generator from a seed, and optionally a stream number: the
+   * streams of one seed are unrelated sequences (stream 0 is the seed's
+   * own), so that each green thread of a run can draw from its own.
    *
    * @param seed Any finite number; integers up to 2^53 are used exactly,
    * other numbers are truncated.
+   * @param stream A 32-bit stream number.
    */
-  constructor(seed: number) {
+  constructor(seed: number, stream = 0) {
     this.#seed = seed;
     const lo = Math.trunc(seed) >>> 0;
     const hi = Math.trunc(seed / 4294967296) >>> 0;
     // SplitMix32 of four consecutive counters fills the state. Its finalizer
     // is a bijection and the counters differ, so at most one word is zero and
-    // the state is never the all-zero fixed point.
+    // the state is never the all-zero fixed point. A stream moves the
+    // counters' start by a hash of its number.
     let x = (lo ^ Math.imul(hi, 0x9e3779b9)) >>> 0;
+    if (stream !== 0) x = (x ^ splitMix32(stream ^ 0x632be5ab)) >>> 0;
     x = (x + 0x9e3779b9) | 0;
     this.#s0 = splitMix32(x);
     x = (x + 0x9e3779b9) | 0;

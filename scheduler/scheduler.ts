@@ -253,8 +253,10 @@ export class Scheduler {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.#settle = Promise.withResolvers<void>();
+    runsInProgress++;
+    soleRun = runsInProgress === 1 ? this : undefined;
     this.#run.detect(() => this.#deadlock());
-    this.#main = newThread(this.#run, 1, undefined);
+    this.#main = newThread(this.#run, 1, undefined, undefined);
     this.#spawn(this.#main, main);
     if (signal === undefined) return this.#settle.promise;
     const abort = () => this.#end({ error: signal.reason });
@@ -300,7 +302,39 @@ export class Scheduler {
    * ```
    */
   go(fn: ThreadFunction, options?: GoOptions): GreenThread {
-    const t = newThread(this.#run, this.#nextId++, options);
+    const t = newThread(this.#run, this.#nextId++, options, undefined);
+    this.#spawn(t, fn);
+    return t;
+  }
+
+  /**
+   * Like {@linkcode Scheduler.prototype.go}, naming the spawning thread:
+   * the new thread's random stream derives from `parent`'s (see
+   * {@linkcode GreenThread.prototype.random}), so what it draws does not
+   * depend on how the run's threads interleave.
+   *
+   * @param parent The spawning thread, of this scheduler.
+   * @param fn The thread's function; it gets the new thread.
+   * @param options A name and a creation site for dumps.
+   * @returns The new thread.
+   *
+   * @example Usage
+   * ```ts
+   * import { Scheduler } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1, threadContext: false });
+   * await s.run((main) => {
+   *   assertEquals(s.goFrom(main, () => {}).id, 2);
+   * });
+   * ```
+   */
+  goFrom(
+    parent: GreenThread,
+    fn: ThreadFunction,
+    options?: GoOptions,
+  ): GreenThread {
+    const t = newThread(this.#run, this.#nextId++, options, parent);
     this.#spawn(t, fn);
     return t;
   }
@@ -474,6 +508,8 @@ export class Scheduler {
     if (settle === undefined) return; // already ended
     const run = this.#run;
     run.end();
+    runsInProgress--;
+    if (soleRun === this) soleRun = undefined;
     if (this.#yieldHandle !== undefined) clearImmediate(this.#yieldHandle);
     // Abandon the other threads: unlink their waiters, so no channel keeps
     // a waiter that can never resume.
@@ -490,6 +526,31 @@ export class Scheduler {
 }
 
 let fallback: Scheduler | undefined;
+// The runs in progress, and the one when there is exactly one.
+let runsInProgress = 0;
+let soleRun: Scheduler | undefined;
+
+/**
+ * The PRNG for an operation that names neither its thread nor a PRNG: while
+ * exactly one run is in progress (the usual case) that run's, found without
+ * looking up the calling thread; else {@linkcode currentScheduler}'s.
+ *
+ * @returns A PRNG.
+ *
+ * @example Usage
+ * ```ts
+ * import { currentRandom, Scheduler } from "./scheduler.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1, threadContext: false });
+ * await s.run(() => {
+ *   assert(currentRandom() === s.random);
+ * });
+ * ```
+ */
+export function currentRandom(): Random {
+  return soleRun !== undefined ? soleRun.random : currentScheduler().random;
+}
 
 /**
  * The scheduler of the calling green thread, or outside any green thread the

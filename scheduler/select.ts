@@ -28,7 +28,7 @@ import {
 } from "./channel.ts";
 import type { GreenThread, WaitReason } from "./green_thread.ts";
 import type { Random } from "./random.ts";
-import { currentScheduler } from "./scheduler.ts";
+import { currentRandom } from "./scheduler.ts";
 import {
   parkSelect,
   RECV,
@@ -131,15 +131,15 @@ export interface SelectOptions {
    */
   signal?: AbortSignal;
   /**
-   * The PRNG choosing among ready cases. A runtime passes its scheduler's,
-   * which saves looking up the current thread.
+   * The PRNG choosing among ready cases.
    *
-   * @default {the thread's scheduler's, else currentScheduler().random}
+   * @default {the thread's own stream when `thread` is given, else the
+   * run's (see `currentRandom()`)}
    */
   random?: Random;
   /**
    * The green thread making the select: counted as blocked while it waits,
-   * named by its panic, and its scheduler's PRNG chooses. Required for that
+   * named by its panic, and its own random stream chooses. Required for that
    * on a scheduler made with `threadContext: false`.
    *
    * @default {currentThread()}
@@ -228,8 +228,8 @@ export function select<const C extends readonly SelectCase[]>(
   // Some case is ready: choose uniformly among the ready ones and perform it.
   if (ready > 0) {
     if (ready > 1) {
-      const random = options?.random ?? options?.thread?.scheduler.random ??
-        currentScheduler().random;
+      const random = options?.random ?? options?.thread?.random ??
+        currentRandom();
       chosen = nthReady(cases, random.nextInt(ready));
     }
     return perform(
@@ -254,8 +254,7 @@ export function select<const C extends readonly SelectCase[]>(
   const reason: WaitReason = n === 0 ? "select (no cases)" : "select";
   const parked = parkSelect(rec, reason, signal, options?.thread);
   if (parked === null) return new Promise(noop) as SelectReturn<C>; // the run has ended
-  const random = options?.random ?? rec.thread?.scheduler.random ??
-    currentScheduler().random;
+  const random = options?.random ?? rec.thread?.random ?? currentRandom();
   const order = n > 1 ? shuffled(n, random) : [0];
   for (let j = 0; j < n; j++) {
     const i = order[j];

@@ -42,7 +42,7 @@ const writeToArray = defineOp({
   type: "write_to_array",
   summary: "Out[I] = X, in place in the array Out names",
   inputs: { X: slot.tensor(), I: slot.tensor() },
-  outputs: { Out: slot.array() },
+  outputs: { Out: slot.array({ inPlace: true }) },
   attrs: {},
   prepare(ctx) {
     const x = ctx.input("X");

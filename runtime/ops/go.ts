@@ -1,15 +1,20 @@
 /**
- * `go`: runs a block on a new green thread, in a child scope of the current
- * one. Free variables resolve through the parent scopes by reference (a Go
- * closure); the variables in `Args` are copied into the new thread's scope
- * when the op runs (a Go call's arguments), so later writes by the spawner
- * do not reach it.
+ * The ops that start green threads. `go` runs a block on a new green
+ * thread, in a child scope of the current one. Free variables resolve
+ * through the parent scopes by reference (a Go closure); the variables in
+ * `Args` are copied into the new thread's scope when the op runs (a Go
+ * call's arguments), so later writes by the spawner do not reach it.
+ * `parallel_for` runs a block on N green threads, each with its index, and
+ * waits for them all.
  *
  * @module
  */
+import { Tensor } from "../../kernels/tensor.ts";
+import { WaitGroup } from "../../scheduler/wait_group.ts";
 import { runBlock } from "../block_runner.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { Scope } from "../scope.ts";
+import type { VarRef } from "../var_ref.ts";
 
 const go = defineOp({
   type: "go",
@@ -34,7 +39,8 @@ const go = defineOp({
         child.values[argSlots[i]] = v;
       }
       const run = thread.run;
-      run.scheduler.go(
+      run.scheduler.goFrom(
+        thread.thread,
         (thread) => runBlock(body, child, { run, thread }),
         goOptions,
       );
@@ -42,15 +48,86 @@ const go = defineOp({
   },
 });
 
+const parallelFor = defineOp({
+  type: "parallel_for",
+  summary:
+    "runs sub_block on Num (or num) green threads, index_var = 0..n-1; waits for all",
+  inputs: {
+    X: slot.any({ duplicable: true, optional: true }),
+    Num: slot.tensor({ optional: true }),
+  },
+  outputs: { Out: slot.any({ duplicable: true, optional: true }) },
+  attrs: {
+    sub_block: attr.block(),
+    num: attr.int(),
+    index_var: attr.string("index"),
+  },
+  check(a, ctx) {
+    if (a.num === undefined && !ctx.hasInput("Num")) {
+      throw new RangeError("needs a Num input or a num attribute");
+    }
+    const index = ctx.declaredIn(a.sub_block, a.index_var);
+    if (index === undefined) {
+      throw new RangeError(
+        `index_var "${a.index_var}" is not declared in block ${a.sub_block}`,
+      );
+    }
+    if (index.kind !== "tensor") {
+      throw new RangeError(
+        `index_var "${a.index_var}" is a ${index.kind}, not a tensor`,
+      );
+    }
+  },
+  prepare(ctx) {
+    const num = ctx.optionalInput("Num");
+    const fixed = ctx.attrs.num;
+    const body = ctx.block(ctx.attrs.sub_block);
+    const indexSlot = body.layout.slotOf(ctx.attrs.index_var)!;
+    const goOptions = { createdAt: ctx.location };
+    return (scope, thread) => {
+      const n = num === undefined ? fixed! : countOf(num, scope);
+      if (n < 0 || !Number.isInteger(n)) {
+        throw new RangeError(`count ${n} is not a non-negative integer`);
+      }
+      if (n === 0) return;
+      const run = thread.run;
+      const iterations = new WaitGroup();
+      iterations.add(n);
+      const finished = () => iterations.done();
+      for (let i = 0; i < n; i++) {
+        const child = new Scope(body.layout, scope);
+        child.values[indexSlot] = Tensor.scalar(BigInt(i), "int64");
+        run.scheduler.goFrom(thread.thread, (thread) => {
+          const pending = runBlock(body, child, { run, thread });
+          if (pending === undefined) return finished();
+          return pending.then(finished);
+        }, goOptions);
+      }
+      return iterations.wait(thread);
+    };
+  },
+});
+
+// The iteration count a Num tensor holds: one element, any numeric dtype.
+function countOf(num: VarRef, scope: Scope): number {
+  const t = num.tensor(scope);
+  if (t.size !== 1) {
+    throw new RangeError(
+      `Num "${num.name}" must hold one element, has ${t.size}`,
+    );
+  }
+  return Number(t.item(0));
+}
+
 /**
- * The goroutine op.
+ * The ops that start green threads: `go` and `parallel_for`.
  *
  * @example Usage
  * ```ts
  * import { GO_OPS } from "./go.ts";
- * import { assert } from "@std/assert";
+ * import { assertEquals } from "@std/assert";
  *
- * assert(GO_OPS.some((def) => def.type === "go"));
+ * assertEquals(GO_OPS.map((def) => def.type), ["go", "parallel_for"]);
  * ```
  */
-export const GO_OPS: readonly OpDef[] = [go];
+export const GO_OPS: readonly OpDef[] = [go, parallelFor];

@@ -119,6 +119,19 @@ const selectOp = defineOp({
   outputs: {},
   attrs: { cases: attr.required("strings"), sub_blocks: attr.blocks() },
   check: (a, ctx) => checkCases(a.cases, a.sub_blocks, ctx),
+  namedVariables(a) {
+    const reads: string[] = [];
+    const writes: string[] = [];
+    for (const text of a.cases) {
+      const c = parseSelectCase(text);
+      if (c.channel !== "") reads.push(c.channel);
+      if (c.kind === "send") reads.push(c.value);
+      else if (c.kind === "recv") {
+        writes.push(...[c.value, c.ok].filter(Boolean));
+      }
+    }
+    return { reads, writes };
+  },
   prepare(ctx) {
     const { cases, sub_blocks } = ctx.attrs;
     const resolve = (

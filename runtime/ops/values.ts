@@ -251,16 +251,22 @@ function randomRun(
 ): OpRun {
   const dims = ctx.attrs.shape.map(Number);
   const dtype = dtypeAttr(ctx.attrs.dtype);
-  // A fixed seed gives the op a stream of its own, so what it draws does
-  // not depend on the rest of the program or on --seed.
-  const own = ctx.attrs.seed === 0 ? undefined : new Random(ctx.attrs.seed);
-  const ownNext = own && (() => own.nextFloat());
+  // A fixed seed draws the same values every time the op runs (as Paddle's
+  // kernels do), whatever the rest of the program or --seed; seed 0 draws
+  // from the running thread's own stream.
+  const seed = ctx.attrs.seed;
   const out = ctx.output("Out");
   return (scope, thread) => {
-    const next = ownNext ?? thread.run.random;
+    const random = seed === 0 ? thread.thread.random : new Random(seed);
     out.write(
       scope,
-      thread.run.device.kernels[draw](dims, dtype, lo, hi, next),
+      thread.run.device.kernels[draw](
+        dims,
+        dtype,
+        lo,
+        hi,
+        () => random.nextFloat(),
+      ),
     );
   };
 }

@@ -13,18 +13,26 @@ import {
   assertStringIncludes,
 } from "@std/assert";
 import {
+  arrayLength,
+  arrayToTensor,
+  arrayWrite,
   assign,
   AttrType,
   closeChannel,
+  createArray,
   defaultProgram,
   elementwiseAdd,
+  elementwiseMul,
+  equal,
   Executor,
   fillConstant,
   forRange,
   go,
+  ifElse,
   increment,
   lessThan,
   makeChannel,
+  parallelFor,
   print,
   ProgramDescSchema,
   ProgramError,
@@ -336,4 +344,139 @@ Deno.test("go() goroutine that would panic after main ends never does", async ()
     print(int64(1), { message: "main done" });
   });
   assertEquals(lines, ["main done 1"]);
+});
+
+// ---------------------------------------------------------------------------
+// parallel_for
+
+Deno.test("parallelFor() writes each iteration's result into one shared array", async () => {
+  const lines = await printedBy(() => {
+    const ys = createArray({ dtype: "int64" });
+    parallelFor(5, (index) => {
+      arrayWrite(elementwiseMul(index, index), index, ys);
+    });
+    print(arrayToTensor(ys));
+  });
+  assertEquals(lines, ["[0, 1, 4, 9, 16]"]);
+});
+
+Deno.test("parallelFor() takes its count from a Num tensor when given one", async () => {
+  const lines = await printedBy(() => {
+    const n = fillConstant({ shape: [1], dtype: "int32", value: 3 });
+    const ys = createArray({ dtype: "int64" });
+    parallelFor(n, (index) => arrayWrite(index, index, ys));
+    print(arrayLength(ys));
+  });
+  assertEquals(lines, ["3"]);
+});
+
+Deno.test("parallelFor() runs its iterations concurrently", async () => {
+  // Iteration 0 waits for a value only iteration 1 sends: run one after
+  // the other, they would deadlock.
+  const lines = await printedBy(() => {
+    const ch = makeChannel({ dtype: "int64" });
+    const got = createArray({ dtype: "int64" });
+    parallelFor(2, (index) => {
+      const first = equal(index, int64(0));
+      ifElse(first, () => arrayWrite(recv(ch), index, got), () => {
+        send(ch, int64(42));
+        arrayWrite(index, index, got);
+      });
+    });
+    print(arrayToTensor(got));
+  });
+  assertEquals(lines, ["[42, 1]"]);
+});
+
+Deno.test("parallelFor() with zero iterations runs nothing", async () => {
+  const lines = await printedBy(() => {
+    parallelFor(0, () => print(int64(1), { message: "ran" }));
+    print(int64(2), { message: "after" });
+  });
+  assertEquals(lines, ["after 2"]);
+});
+
+for (
+  const [what, value, dtype] of [
+    ["negative", -1, "int64"],
+    ["non-integer", 2.5, "float32"],
+  ] as const
+) {
+  Deno.test(`parallelFor() with a ${what} count panics naming the op`, async () => {
+    const [program] = buildProgram(() => {
+      const n = fillConstant({ shape: [1], dtype, value });
+      parallelFor(n, (index) => print(index));
+    });
+    const panic: Panic = await assertRejects(
+      () => new Executor({ print: () => {} }).run(program),
+      Panic,
+    );
+    assertStringIncludes(
+      panic.message,
+      `parallel_for: count ${value} is not a non-negative integer`,
+    );
+    assertEquals(panic.where, locationOf(program, 0, "parallel_for"));
+  });
+}
+
+Deno.test("parallelFor() iteration's panic ends the run with its location", async () => {
+  const [program] = buildProgram(() => {
+    const nil = defaultProgram().currentBlock.createVar({
+      kind: "channel",
+      name: "nil_channel",
+    });
+    parallelFor(3, () => closeChannel(nil));
+  });
+  const panic: Panic = await assertRejects(
+    () => new Executor({ print: () => {} }).run(program),
+    Panic,
+  );
+  assertEquals(panic.message, "close of nil channel");
+  assertEquals(panic.where, "block 1 op 0 channel_close");
+  assertEquals(
+    panic.thread?.createdAt,
+    locationOf(program, 0, "parallel_for"),
+  );
+});
+
+Deno.test("parallelFor() whose iterations all block is a deadlock, the op waiting in its group", async () => {
+  const [program] = buildProgram(() => {
+    const ch = makeChannel({ dtype: "int64" });
+    parallelFor(2, () => {
+      recv(ch);
+    });
+  });
+  const deadlock: Deadlock = await assertRejects(
+    () => new Executor({ print: () => {} }).run(program),
+    Deadlock,
+  );
+  assertEquals(
+    deadlock.threads.map((t) => [t.id, t.waitReason, t.where]),
+    [
+      [1, "sync.WaitGroup.Wait", locationOf(program, 0, "parallel_for")],
+      [2, "chan receive", "block 1 op 0 channel_recv"],
+      [3, "chan receive", "block 1 op 0 channel_recv"],
+    ],
+  );
+});
+
+Deno.test("validate() rejects a parallel_for with neither Num nor num", async () => {
+  const [program] = buildProgram(() => parallelFor(2, () => {}));
+  const op = program.desc.blocks[0].ops[0];
+  op.attrs = op.attrs.filter((a) => a.name !== "num");
+  const error: ProgramError = await assertRejects(
+    () => new Executor().run(program),
+    ProgramError,
+  );
+  assertStringIncludes(error.message, "needs a Num input or a num attribute");
+});
+
+Deno.test("validate() rejects a parallel_for whose index_var its block does not declare", async () => {
+  const [program] = buildProgram(() => parallelFor(2, () => {}));
+  program.desc.blocks[1].vars = [];
+  const error: ProgramError = await assertRejects(
+    () => new Executor().run(program),
+    ProgramError,
+  );
+  assertStringIncludes(error.message, "is not declared in block 1");
 });
