@@ -4,6 +4,11 @@
 
 import { cpuDevice } from "../kernels/cpu/device.ts";
 import { Tensor } from "../kernels/tensor.ts";
+import {
+  GemmKernel,
+  gemmScratchBytes,
+  packedBBytes,
+} from "../kernels/cpu/wasm/gemm.ts";
 
 const k = cpuDevice.kernels;
 const one64 = Tensor.scalar(1n, "int64");
@@ -72,3 +77,60 @@ const square = Tensor.fromArray(
 Deno.bench("matmul float32 128 x 128", { group: "matmul" }, () => {
   k.matmul(square, square, {});
 });
+
+// Large float32 products run the WASM SIMD kernel (kernels/cpu/wasm/gemm.ts);
+// 2·n³ flops per product, so GFLOPS = 2n³ / (time in ns).
+function randomSquare(size: number): Tensor {
+  let s = size;
+  const data = Float32Array.from({ length: size * size }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 31 - 1;
+  });
+  return new Tensor("float32", [size, size], data);
+}
+
+const square384 = randomSquare(384);
+const square1024 = randomSquare(1024);
+const square384f64 = k.cast(square384, "float64");
+
+Deno.bench("matmul float32 384 x 384 (wasm)", { group: "matmul" }, () => {
+  k.matmul(square384, square384, {});
+});
+
+// The JS i-k-j kernel that float32 products used before the WASM one.
+Deno.bench("matmul float64 384 x 384 (js)", { group: "matmul" }, () => {
+  k.matmul(square384f64, square384f64, {});
+});
+
+Deno.bench(
+  "matmul float32 1024 x 1024 (wasm)",
+  { group: "matmul 1024", baseline: true },
+  () => {
+    k.matmul(square1024, square1024, {});
+  },
+);
+
+// The kernel alone: operands already in wasm memory, no copies, no tensor.
+const raw = new GemmKernel(new WebAssembly.Memory({ initial: 1 }));
+const rawLayout = {
+  a: gemmScratchBytes(),
+  b: gemmScratchBytes() + 4 * 1024 * 1024,
+  packedB: gemmScratchBytes() + 8 * 1024 * 1024,
+  c: gemmScratchBytes() + 8 * 1024 * 1024 + packedBBytes(1024, 1024),
+  m: 1024,
+  k: 1024,
+  n: 1024,
+};
+raw.memory.grow(Math.ceil((rawLayout.c + 4 * 1024 * 1024) / 65536) - 1);
+const rawF32 = new Float32Array(raw.memory.buffer);
+rawF32.set(square1024.data as Float32Array, rawLayout.a / 4);
+rawF32.set(square1024.data as Float32Array, rawLayout.b / 4);
+
+Deno.bench(
+  "raw wasm gemm float32 1024 x 1024, 1 thread (pack B + all rows)",
+  { group: "matmul 1024" },
+  () => {
+    raw.packB(rawLayout);
+    raw.computeRows(rawLayout, { scratch: 0 });
+  },
+);

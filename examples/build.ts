@@ -19,6 +19,7 @@ export const EXAMPLES: readonly string[] = [
   "fibonacci",
   "prime_sieve",
   "minibatch",
+  "parallel_mult",
 ];
 
 /**

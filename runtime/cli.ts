@@ -14,7 +14,7 @@ import { Deadlock, Panic } from "../scheduler/panic.ts";
 import { dumpProgram } from "./dump.ts";
 import { fileErrorReason } from "./file_error.ts";
 import { printable, ProgramError } from "./errors.ts";
-import { Executor } from "./executor.ts";
+import { Executor, MAX_WORKERS } from "./executor.ts";
 import { formatValue } from "./ops/print.ts";
 import { readProgramFile } from "./program_file.ts";
 import { varKindOf } from "./var_info.ts";
@@ -27,7 +27,8 @@ Usage:
   deno run -A mod.ts dump <program.pb|program.txtpb>
 
 Flags:
-  --workers N        worker threads for green threads (default 1)
+  --workers N        threads for green threads, 1 to 256 (default: the
+                     machine's cores; 1 keeps everything on the main thread)
   --device D         auto | webgpu | cpu (default auto)
   --seed N           seeds select's choices and random ops (default 1)
   --feed name=f.npy  binds a block-0 variable to a .npy tensor (repeatable)
@@ -194,7 +195,16 @@ async function runCommand(
         : `one program expected, got ${positionals.length}`,
     );
   }
-  positiveInt("--workers", values.workers, 1);
+  const workers = positiveInt(
+    "--workers",
+    values.workers,
+    navigator.hardwareConcurrency,
+  );
+  if (workers > MAX_WORKERS) {
+    throw new ProgramError(
+      `--workers: "${values.workers}" is more than ${MAX_WORKERS}`,
+    );
+  }
   const seed = positiveInt("--seed", values.seed, 1);
   const device = values.device ?? "auto";
   if (!["auto", "webgpu", "cpu"].includes(device)) {
@@ -231,6 +241,7 @@ async function runCommand(
     device: cpuDevice,
     seed,
     print: (l) => io.stdout(l + "\n"),
+    workers,
   });
   const { fetched } = await executor.run(program, {
     file,

@@ -5,18 +5,31 @@
  *
  * @module
  */
-import type { ProgramDesc } from "../gen/rill/v1/framework_pb.ts";
+import { toBinary } from "@bufbuild/protobuf";
+import {
+  type ProgramDesc,
+  ProgramDescSchema,
+} from "../gen/rill/v1/framework_pb.ts";
 import { cpuDevice } from "../kernels/cpu/device.ts";
 import type { Device } from "../kernels/device.ts";
 import type { Tensor } from "../kernels/tensor.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
+import { SharedHeap } from "../scheduler/shared/heap.ts";
+import { PoolMember } from "../scheduler/shared/pool_member.ts";
+import { createWakeRings } from "../scheduler/shared/wake_ring.ts";
+import { formatThreadDump, threadSnapshot } from "../scheduler/thread_dump.ts";
+import { Panic } from "../scheduler/panic.ts";
+import { placeProgram } from "./pool/placement.ts";
+import { PoolRun } from "./pool/pool_run.ts";
+import { SharedTensorArray } from "./pool/shared_tensor_array.ts";
+import { WorkerPool } from "./pool/worker_pool.ts";
 import { runBlock } from "./block_runner.ts";
 import { ProgramError } from "./errors.ts";
 import { PreparedProgram } from "./prepare.ts";
 import { Scope } from "./scope.ts";
 import type { RunServices } from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
-import type { Value } from "./value.ts";
+import { TensorArray, type Value } from "./value.ts";
 
 /** Options of `Executor.run`. */
 export interface RunOptions {
@@ -51,7 +64,26 @@ export interface ExecutorOptions {
   seed?: number;
   /** Where `print` writes a line. @default {a line to stdout} */
   print?: (line: string) => void;
+  /**
+   * How many workers a run may use: the main thread plus `workers - 1` Web
+   * Workers, started only when the program has a `go` or `parallel_for`
+   * block that may move (see `dump`). 1 keeps everything on the main
+   * thread.
+   *
+   * @default {1}
+   */
+  workers?: number;
+  /**
+   * Called with the run's worker pool when one starts: a hook for tests
+   * (`kill(index)` fails the run as if worker `index` had died).
+   *
+   * @default {undefined}
+   */
+  onPool?: (pool: WorkerPool) => void;
 }
+
+/** The most workers a run may have. */
+export const MAX_WORKERS = 256;
 
 const encoder = new TextEncoder();
 
@@ -82,16 +114,27 @@ export class Executor {
   readonly #device: Device;
   readonly #seed: number;
   readonly #print: (line: string) => void;
+  readonly #workers: number;
+  readonly #onPool: ((pool: WorkerPool) => void) | undefined;
 
   /**
    * Makes an executor.
    *
-   * @param options Device, seed, output.
+   * @param options Device, seed, output, workers.
+   * @throws {RangeError} If `workers` is not an integer in [1, 256].
    */
   constructor(options: ExecutorOptions = {}) {
     this.#device = options.device ?? cpuDevice;
     this.#seed = options.seed ?? 1;
     this.#print = options.print ?? printToStdout;
+    const workers = options.workers ?? 1;
+    if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+      throw new RangeError(
+        `workers: ${workers} is not an integer from 1 to ${MAX_WORKERS}`,
+      );
+    }
+    this.#workers = workers;
+    this.#onPool = options.onPool;
   }
 
   /**
@@ -133,18 +176,110 @@ export class Executor {
     // No async context per green thread: every op names its thread from its
     // ThreadContext, and a million parked threads fit in 1 GiB.
     const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
-    const services: RunServices = {
-      scheduler,
-      device: this.#device,
-      seed: this.#seed,
-      print: this.#print,
-    };
-    await scheduler.run(
-      (thread) => runBlock(main, scope, { run: services, thread }),
-      { signal: options.signal },
-    );
+    if (this.#workers > 1 && hasMovableBlock(desc)) {
+      await this.#runPooled(prepared, scheduler, scope, options.signal);
+    } else {
+      const services: RunServices = {
+        scheduler,
+        device: this.#device,
+        seed: this.#seed,
+        print: this.#print,
+      };
+      await scheduler.run(
+        (thread) => runBlock(main, scope, { run: services, thread }),
+        { signal: options.signal },
+      );
+    }
     const fetched: Record<string, Value> = {};
     for (const name of options.fetch ?? []) fetched[name] = scope.get(name);
     return { fetched, scope };
   }
+
+  // Runs block 0 here with Web Workers beside it (see runtime/pool/).
+  async #runPooled(
+    prepared: PreparedProgram,
+    scheduler: Scheduler,
+    scope: Scope,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const heap = SharedHeap.create();
+    createWakeRings(heap, this.#workers);
+    const member = new PoolMember(heap, 0, scheduler);
+    const pool = new PoolRun(member, this.#workers, prepared, this.#print);
+    const services: RunServices = {
+      scheduler,
+      device: this.#device,
+      seed: this.#seed,
+      print: (line) => pool.print(line),
+      pool,
+    };
+    pool.attach(services);
+    const failed = new AbortController();
+    const workers = new WorkerPool({
+      heap,
+      workers: this.#workers,
+      program: toBinary(ProgramDescSchema, prepared.desc),
+      seed: this.#seed,
+      localThreads: () => scheduler.threads().map((t) => threadSnapshot(t, 0)),
+      fail: (error) => failed.abort(error),
+    });
+    member.start({
+      onQuiet: () => workers.quiet(),
+      onMessage: (m) => pool.onMessage(m),
+    });
+    this.#onPool?.(workers);
+    const main = prepared.block(0);
+    const arrays = () => pool.newArray();
+    const root = new Scope(main.layout, undefined, arrays);
+    // The run starts from the caller's scope, its tensor arrays moved into
+    // shared memory, and leaves its values there.
+    scope.values.forEach((v, i) => {
+      if (!(v instanceof TensorArray) || v instanceof SharedTensorArray) {
+        root.values[i] = v;
+      } else if (v.length > 0) {
+        const shared = root.values[i] as TensorArray;
+        shared.resize(v.length);
+        v.snapshot().forEach((t, k) => t !== undefined && shared.write(k, t));
+      }
+    });
+    try {
+      await scheduler.run(
+        (thread) => runBlock(main, root, { run: services, thread }),
+        {
+          signal: signal === undefined
+            ? failed.signal
+            : AbortSignal.any([signal, failed.signal]),
+        },
+      );
+    } catch (error) {
+      // A panic of the main thread's: its dump lists this worker's threads;
+      // add the other workers'.
+      if (error instanceof Panic && error.thread?.worker === undefined) {
+        const others = formatThreadDump(await workers.threads());
+        if (others !== "") {
+          error.dump = sortedDump(`${error.dump}\n\n${others}`);
+        }
+      }
+      throw error;
+    } finally {
+      pool.printLog();
+      workers.stop();
+      member.close();
+      scope.values.splice(0, scope.values.length, ...root.values);
+    }
+  }
+}
+
+// A dump's entries in thread id order.
+function sortedDump(dump: string): string {
+  const id = (entry: string) => Number(/^goroutine (\d+)/.exec(entry)?.[1]);
+  return dump.split("\n\n").sort((a, b) => id(a) - id(b)).join("\n\n");
+}
+
+// Whether a pool could help: some go or parallel_for block may move.
+function hasMovableBlock(desc: ProgramDesc): boolean {
+  for (const b of placeProgram(desc).blocks.values()) {
+    if (b.movable) return true;
+  }
+  return false;
 }

@@ -13,6 +13,10 @@ import {
 } from "../gen/rill/v1/framework_pb.ts";
 import { TensorArray, type Value } from "./value.ts";
 
+function localArray(): TensorArray {
+  return new TensorArray();
+}
+
 /**
  * The variables a block declares, in order, and what each starts as:
  * a CHANNEL the nil channel, a LOD_TENSOR_ARRAY a new empty array, a RAW an
@@ -117,11 +121,12 @@ export class BlockLayout {
   /**
    * A fresh set of values for one run of the block.
    *
+   * @param newArray Makes the block's declared tensor arrays.
    * @returns The initial values.
    */
-  freshValues(): Value[] {
+  freshValues(newArray: () => TensorArray = localArray): Value[] {
     const values = this.#template.slice();
-    for (const i of this.#arraySlots) values[i] = new TensorArray();
+    for (const i of this.#arraySlots) values[i] = newArray();
     return values;
   }
 }
@@ -150,17 +155,28 @@ export class Scope {
   readonly parent: Scope | undefined;
   /** The block's variables. */
   readonly layout: BlockLayout;
+  /**
+   * Makes the tensor arrays a block declares, in this scope and the ones
+   * inside it: shared ones in a run that spans workers.
+   */
+  readonly newArray: () => TensorArray;
 
   /**
    * Makes a scope with fresh values.
    *
    * @param layout The block's variables.
    * @param parent The enclosing scope.
+   * @param newArray Makes declared tensor arrays; inherited from `parent`.
    */
-  constructor(layout: BlockLayout, parent?: Scope) {
+  constructor(
+    layout: BlockLayout,
+    parent?: Scope,
+    newArray?: () => TensorArray,
+  ) {
     this.layout = layout;
     this.parent = parent;
-    this.values = layout.freshValues();
+    this.newArray = newArray ?? parent?.newArray ?? localArray;
+    this.values = layout.freshValues(this.newArray);
   }
 
   /**

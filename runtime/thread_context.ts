@@ -12,6 +12,7 @@ import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { SelectOptions } from "../scheduler/select.ts";
 import type { SleepOptions } from "../scheduler/timer.ts";
 import type { WaitGroupWaitOptions } from "../scheduler/wait_group.ts";
+import type { PoolRun } from "./pool/pool_run.ts";
 
 /** The services one run of a program shares among its green threads. */
 export interface RunServices {
@@ -23,6 +24,8 @@ export interface RunServices {
   readonly seed: number;
   /** Writes one line of program output (`print`). */
   print(line: string): void;
+  /** This worker's part of the run, when the run spans workers. */
+  readonly pool?: PoolRun;
 }
 
 /**

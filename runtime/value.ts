@@ -7,13 +7,16 @@
  */
 import { Tensor } from "../kernels/tensor.ts";
 import { Channel } from "../scheduler/channel.ts";
+import { SharedChannel } from "../scheduler/shared/shared_channel.ts";
 
 /** A RAW value: a list of strings (a single string is a list of one). */
 export type RawValue = readonly string[];
 
 /**
  * A tensor array: a shared, growable list of tensors. Copying the variable
- * copies the reference; `write_to_array` stores into it in place.
+ * copies the reference; `write_to_array` stores into it in place. A run on
+ * several workers keeps its arrays in shared memory (a subclass that
+ * overrides every method), so that every worker sees one array.
  *
  * @example Usage
  * ```ts
@@ -27,12 +30,30 @@ export type RawValue = readonly string[];
  * ```
  */
 export class TensorArray {
-  /** The items; holes are `undefined`. */
-  readonly items: (Tensor | undefined)[] = [];
+  // The items; holes are `undefined`.
+  #items: (Tensor | undefined)[] = [];
 
   /** How many slots the array has. */
   get length(): number {
-    return this.items.length;
+    return this.#items.length;
+  }
+
+  /**
+   * Sets the number of slots: new slots are holes, dropped ones are gone.
+   *
+   * @param length The new length.
+   */
+  resize(length: number): void {
+    this.#items.length = length;
+  }
+
+  /**
+   * The items in order, holes as `undefined`: a copy.
+   *
+   * @returns The items.
+   */
+  snapshot(): (Tensor | undefined)[] {
+    return Array.from(this.#items);
   }
 
   /**
@@ -45,7 +66,7 @@ export class TensorArray {
     if (!Number.isInteger(index) || index < 0) {
       throw new RangeError(`write to array: index ${index} out of range`);
     }
-    this.items[index] = t;
+    this.#items[index] = t;
   }
 
   /**
@@ -55,7 +76,7 @@ export class TensorArray {
    * @returns The tensor.
    */
   read(index: number): Tensor {
-    const t = this.items[index];
+    const t = this.#items[index];
     if (t === undefined) {
       throw new RangeError(
         `read from array: index ${index} out of range or empty (length ${this.length})`,
@@ -65,10 +86,13 @@ export class TensorArray {
   }
 }
 
+/** A channel of tensors: on one worker, or shared by a run's workers. */
+export type TensorChannel = Channel<Tensor> | SharedChannel<Tensor>;
+
 /** Any value a variable holds; `undefined`: a tensor not yet written. */
 export type Value =
   | Tensor
-  | Channel<Tensor>
+  | TensorChannel
   | null
   | TensorArray
   | RawValue
@@ -92,7 +116,7 @@ export function kindOfValue(v: Value): string {
   if (v === undefined) return "unset";
   if (v === null) return "nil channel";
   if (v instanceof Tensor) return "tensor";
-  if (v instanceof Channel) return "channel";
+  if (v instanceof Channel || v instanceof SharedChannel) return "channel";
   if (v instanceof TensorArray) return "tensor array";
   return "raw";
 }

@@ -6,6 +6,7 @@
  */
 import { Tensor } from "../kernels/tensor.ts";
 import { Channel } from "../scheduler/channel.ts";
+import { SharedChannel } from "../scheduler/shared/shared_channel.ts";
 import { Panic } from "../scheduler/panic.ts";
 import type { VarInfo } from "./op_def.ts";
 import type { Scope } from "./scope.ts";
@@ -13,6 +14,7 @@ import {
   kindOfValue,
   type RawValue,
   TensorArray,
+  type TensorChannel,
   type Value,
 } from "./value.ts";
 
@@ -111,9 +113,11 @@ export class VarRef {
    * @param scope The op's scope.
    * @returns The channel.
    */
-  channel(scope: Scope): Channel<Tensor> | null {
+  channel(scope: Scope): TensorChannel | null {
     const v = this.read(scope);
-    if (v === null || v instanceof Channel) return v;
+    if (v === null || v instanceof Channel || v instanceof SharedChannel) {
+      return v;
+    }
     throw this.#wrongKind(v, "a channel");
   }
 

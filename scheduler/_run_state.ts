@@ -14,6 +14,9 @@
 //   Deadlock: no thread is runnable and nothing is pending, seen from a
 //   macrotask, when no microtask can still wake anyone.
 //   Once ended, nothing is woken and nothing new is parked or started.
+//   When the run spans several workers (`shared` set), every change of
+//   live - blocked + pending is also reported to `shared`, which keeps the
+//   sum over all workers and detects deadlock there; the local check is off.
 
 import type { GreenThread } from "./green_thread.ts";
 import type { Random } from "./random.ts";
@@ -22,6 +25,17 @@ import { clearImmediate, setImmediate } from "node:timers";
 
 /** A setTimeout handle. */
 export type TimerHandle = ReturnType<typeof setTimeout>;
+
+/**
+ * Where a run that spans workers counts its activity: live threads that
+ * are not blocked, plus pending work, summed over every worker.
+ */
+export interface SharedActivity {
+  /** Adds `delta` to this worker's share of the run's activity. */
+  changed(delta: number): void;
+  /** The next thread id of the run, unique across its workers. */
+  nextThreadId(): number;
+}
 
 /** Shared state of one Scheduler; see the invariants above. */
 export class RunState {
@@ -42,6 +56,8 @@ export class RunState {
   readonly timers: Set<TimerHandle> = new Set();
   /** The run has settled: wake-ups are dropped, parks never return. */
   ended = false;
+  /** Set when the run spans workers; see the invariants. */
+  shared: SharedActivity | undefined = undefined;
   /** True while a deadlock check is queued, or forever when no run can fail. */
   checkQueued = true;
   /** Reports a deadlock; set while a run is in progress. */
@@ -56,7 +72,22 @@ export class RunState {
   /** Starts deadlock detection for a run; `onDeadlock` ends the run. */
   detect(onDeadlock: () => void): void {
     this.#onDeadlock = onDeadlock;
-    this.checkQueued = false;
+    this.checkQueued = this.shared !== undefined;
+  }
+
+  /**
+   * Makes this run one worker's part of a run that spans workers: activity
+   * is counted in `shared`, and this worker looks for no deadlock itself.
+   */
+  share(shared: SharedActivity): void {
+    this.shared = shared;
+    this.checkQueued = true;
+  }
+
+  /** One more unit of pending work (a timer, a hold, an abortable park). */
+  addPending(): void {
+    this.pending++;
+    this.shared?.changed(1);
   }
 
   /**
@@ -71,6 +102,7 @@ export class RunState {
   /** One unit of pending work finished; a deadlock may have become visible. */
   settle(): void {
     this.pending--;
+    this.shared?.changed(-1);
     if (!this.checkQueued) this.queueCheck();
   }
 
@@ -79,7 +111,7 @@ export class RunState {
    * pending work until it fires or is stopped.
    */
   startTimer(ms: number, fire: () => void): TimerHandle {
-    this.pending++;
+    this.addPending();
     const handle = setTimeout(() => {
       this.timers.delete(handle);
       if (this.ended) return;

@@ -307,7 +307,7 @@ function watch(
   thread: GreenThread | undefined,
 ): AbortWatch {
   signal.addEventListener("abort", onAbort, { once: true });
-  if (thread !== undefined) runOf(thread).pending++;
+  if (thread !== undefined) runOf(thread).addPending();
   return { signal, onAbort };
 }
 

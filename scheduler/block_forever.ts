@@ -73,7 +73,7 @@ export function blockForever(
   blockThread(thread, reason, nowhere);
   if (signal === undefined) return new Promise(noop);
   // The signal may fire from outside the run: pending work until it does.
-  run.pending++;
+  run.addPending();
   return new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => {
       if (!unblockThread(thread, nowhere)) return;

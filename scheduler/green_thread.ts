@@ -98,13 +98,14 @@ export function currentThread(): GreenThread | undefined {
 
 /**
  * Makes a thread; only Scheduler calls this. A thread with a `parent`
- * draws from a random stream derived from the parent's.
+ * draws from a random stream derived from the parent's; a number is a
+ * stream key reserved with `GreenThread.prototype.reserveChildKey()`.
  */
 export let newThread: (
   run: RunState,
   id: number,
   origin: GoOrigin | undefined,
-  parent: GreenThread | undefined,
+  parent: GreenThread | number | undefined,
 ) => GreenThread;
 /**
  * Calls `fn(thread)` as the body of `thread`, inside its own async context
@@ -212,16 +213,41 @@ export class GreenThread {
     run: RunState,
     id: number,
     origin: GoOrigin | undefined,
-    parent: GreenThread | undefined,
+    parent: GreenThread | number | undefined,
   ) {
     this.#run = run;
     this.id = id;
     this.#origin = origin;
-    this.#key = parent !== undefined
-      ? childKey(parent.#key, ++parent.#children)
+    this.#key = typeof parent === "number"
+      ? parent
+      : parent !== undefined
+      ? parent.reserveChildKey()
       : id === 1
       ? 0
       : childKey(ORPHAN_KEY, id);
+  }
+
+  /**
+   * Reserves the random stream of this thread's next child: the key a
+   * child spawned on another worker is made with, so that it draws what it
+   * would have drawn here.
+   *
+   * @returns A stream key for `Scheduler.goFrom`.
+   *
+   * @example Usage
+   * ```ts
+   * import { Scheduler } from "./mod.ts";
+   * import { assert } from "@std/assert";
+   *
+   * const s = new Scheduler({ seed: 1, threadContext: false });
+   * await s.run((main) => {
+   *   const key = main.reserveChildKey();
+   *   assert(s.goFrom(key, () => {}).random.nextUint32() !== main.random.nextUint32());
+   * });
+   * ```
+   */
+  reserveChildKey(): number {
+    return childKey(this.#key, ++this.#children);
   }
 
   /**
@@ -350,6 +376,7 @@ export class GreenThread {
       if (s !== "runnable") return; // counted already
       const run = thread.#run;
       run.blocked++;
+      run.shared?.changed(-1);
       if (!run.checkQueued) run.queueCheck();
     };
     unblockThread = (thread, parked) => {
@@ -359,6 +386,7 @@ export class GreenThread {
       thread.#status = "runnable";
       thread.#parked = undefined;
       run.blocked--;
+      run.shared?.changed(1);
       return true;
     };
     linkThread = (thread) => {
@@ -368,6 +396,7 @@ export class GreenThread {
       else run.liveTail.#nextLive = thread;
       run.liveTail = thread;
       run.live++;
+      run.shared?.changed(1);
     };
     liveThreads = (run) => {
       const threads: GreenThread[] = [];
@@ -380,6 +409,7 @@ export class GreenThread {
       const run = thread.#run;
       const s = thread.#status;
       if (s !== "runnable" && s !== "done") run.blocked--;
+      else if (s === "runnable") run.shared?.changed(-1);
       const prev = thread.#prevLive;
       const next = thread.#nextLive;
       if (prev === undefined) run.liveHead = next;

@@ -70,6 +70,10 @@ export {
   type SelectReturn,
   type SendCase,
 } from "./select.ts";
-export { formatThreadDump } from "./thread_dump.ts";
+export {
+  formatThreadDump,
+  type ThreadInfo,
+  threadSnapshot,
+} from "./thread_dump.ts";
 export { after, type AfterOptions, sleep, type SleepOptions } from "./timer.ts";
 export { WaitGroup, type WaitGroupWaitOptions } from "./wait_group.ts";

@@ -3,7 +3,7 @@
 // is asleep).
 
 import { currentThread, type GreenThread } from "./green_thread.ts";
-import { formatThreadDump } from "./thread_dump.ts";
+import { formatThreadDump, type ThreadInfo } from "./thread_dump.ts";
 
 /** Options for {@linkcode Panic}. */
 export interface PanicOptions {
@@ -12,7 +12,7 @@ export interface PanicOptions {
    *
    * @default {currentThread()}
    */
-  thread?: GreenThread | undefined;
+  thread?: ThreadInfo | undefined;
   /**
    * Where it panicked.
    *
@@ -57,7 +57,7 @@ export class Panic extends Error {
    * where `currentThread()` cannot see the thread (a scheduler without
    * thread contexts) gets it when it leaves the thread's function.
    */
-  readonly thread: GreenThread | undefined;
+  readonly thread: ThreadInfo | undefined;
   /** The thread's location when it panicked (`block 0 op 3 channel_send`). */
   readonly where: string | undefined;
   /**
@@ -104,7 +104,7 @@ export class Panic extends Error {
   static from(error: unknown, thread: GreenThread | undefined): Panic {
     if (error instanceof Panic) {
       if (error.thread === undefined && thread !== undefined) {
-        const p = error as { thread: GreenThread; where: string | undefined };
+        const p = error as { thread: ThreadInfo; where: string | undefined };
         p.thread = thread;
         p.where ??= thread.where;
       }
@@ -138,7 +138,7 @@ export class Panic extends Error {
  */
 export class Deadlock extends Error {
   /** The threads that were alive, in id order. */
-  readonly threads: readonly GreenThread[];
+  readonly threads: readonly ThreadInfo[];
   /** Their dump, from {@linkcode formatThreadDump}. */
   readonly dump: string;
 
@@ -147,7 +147,7 @@ export class Deadlock extends Error {
    *
    * @param threads The live threads, in id order.
    */
-  constructor(threads: Iterable<GreenThread>) {
+  constructor(threads: Iterable<ThreadInfo>) {
     super("fatal error: all goroutines are asleep - deadlock!");
     this.name = "Deadlock";
     this.threads = [...threads];

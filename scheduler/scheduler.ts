@@ -302,7 +302,7 @@ export class Scheduler {
    * ```
    */
   go(fn: ThreadFunction, options?: GoOptions): GreenThread {
-    const t = newThread(this.#run, this.#nextId++, options, undefined);
+    const t = newThread(this.#run, this.#newId(), options, undefined);
     this.#spawn(t, fn);
     return t;
   }
@@ -313,7 +313,8 @@ export class Scheduler {
    * {@linkcode GreenThread.prototype.random}), so what it draws does not
    * depend on how the run's threads interleave.
    *
-   * @param parent The spawning thread, of this scheduler.
+   * @param parent The spawning thread, of this scheduler, or a stream key
+   * it reserved (`reserveChildKey()`) for a child spawned here.
    * @param fn The thread's function; it gets the new thread.
    * @param options A name and a creation site for dumps.
    * @returns The new thread.
@@ -330,13 +331,18 @@ export class Scheduler {
    * ```
    */
   goFrom(
-    parent: GreenThread,
+    parent: GreenThread | number,
     fn: ThreadFunction,
     options?: GoOptions,
   ): GreenThread {
-    const t = newThread(this.#run, this.#nextId++, options, parent);
+    const t = newThread(this.#run, this.#newId(), options, parent);
     this.#spawn(t, fn);
     return t;
+  }
+
+  // Thread ids are unique in the run, across its workers when it spans some.
+  #newId(): number {
+    return this.#run.shared?.nextThreadId() ?? this.#nextId++;
   }
 
   /**
@@ -369,7 +375,7 @@ export class Scheduler {
   hold(): () => void {
     const run = this.#run;
     if (run.ended) return noop;
-    run.pending++;
+    run.addPending();
     let held = true;
     return () => {
       if (!held) return;

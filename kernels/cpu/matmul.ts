@@ -1,11 +1,14 @@
 // Matrix products: Fluid's `mul` (operands flattened to matrices) and the
 // batched, broadcasting `matmul`.
 //
-// One kernel per domain, each in i-k-j order: the inner loop walks a row of
-// Y and a row of the accumulator with stride 1. Float products accumulate in
-// float64 and round once per output element (at least as accurate as a
-// float32 GPU kernel; results may differ from it in the last bit). Integer
-// products wrap as C's do: modulo 2^32, or 2^64 for int64.
+// Large float32 products (m·n·k >= WASM_MIN_WORK) run the WebAssembly SIMD
+// kernel of `wasm/gemm.ts`: they accumulate in float32, rounding once per
+// multiply and per add, like any sgemm and like a float32 GPU kernel.
+// Everything else has one kernel per domain, each in i-k-j order: the inner
+// loop walks a row of Y and a row of the accumulator with stride 1. Smaller
+// float products, and all float64 and float16 ones, accumulate in float64
+// and round once per output element. Integer products wrap as C's do:
+// modulo 2^32, or 2^64 for int64.
 
 import { allocate } from "../allocate.ts";
 import { broadcastShapes } from "../broadcast.ts";
@@ -21,6 +24,14 @@ import { Tensor } from "../tensor.ts";
 import { rowOffsets } from "./_copy.ts";
 import { cast } from "./cast.ts";
 import { transpose } from "./shape.ts";
+import { matmulFloat32 } from "./wasm/gemm.ts";
+
+// The float32 work (m·n·k) from which the WASM kernel runs. It is faster
+// from the smallest products (2–4× at 4³, 6× at 16³, 15–17× from 96³ on,
+// skinny shapes such as 1000×1000×1 included), but below 16³ both paths
+// take under 6 µs; there the float64 accumulation's exact small results are
+// worth more than the time.
+const WASM_MIN_WORK = 16 ** 3;
 
 /**
  * Fluid's `mul`: X flattened to a matrix at `xNumColDims` (rows are the dims
@@ -201,6 +212,14 @@ function gemm(
   [m, k, n]: readonly number[],
   alpha: number,
 ): void {
+  if (dtype === "float32" && m * n * k >= WASM_MIN_WORK) {
+    matmulFloat32(
+      { data: a as Float32Array, rows: m, cols: k },
+      { data: b as Float32Array, rows: k, cols: n },
+      { out: out as Float32Array, alpha },
+    );
+    return;
+  }
   if (isFloatDType(dtype)) {
     gemmFloat(a as Numbers, b as Numbers, out as Numbers, [m, k, n], alpha);
     return;

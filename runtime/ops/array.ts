@@ -30,9 +30,9 @@ const createArray = defineOp({
   prepare(ctx) {
     const size = ctx.optionalInput("Size");
     const out = ctx.output("Out");
-    return (scope) => {
-      const array = new TensorArray();
-      if (size !== undefined) array.items.length = indexOf(size, scope);
+    return (scope, thread) => {
+      const array = thread.run.pool?.newArray() ?? new TensorArray();
+      if (size !== undefined) array.resize(indexOf(size, scope));
       out.write(scope, array);
     };
   },
@@ -102,7 +102,7 @@ const splitToArray = defineOp({
         indexOf(num, scope),
         axis,
       );
-      const array = new TensorArray();
+      const array = thread.run.pool?.newArray() ?? new TensorArray();
       parts.forEach((p, i) => array.write(i, p));
       out.write(scope, array);
     };

@@ -17,6 +17,9 @@ import {
   closeChannel,
 } from "../../scheduler/channel.ts";
 import { Panic } from "../../scheduler/panic.ts";
+import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
+import { dtypeOfCode } from "../dtype_codes.ts";
+import type { TensorChannel } from "../value.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 
@@ -72,8 +75,10 @@ export function makeTensorChannel(
  * assertThrows(() => checkElementType(makeTensorChannel(0, "int32"), Tensor.scalar(1, "float32")));
  * ```
  */
-export function checkElementType(ch: Channel<Tensor>, x: Tensor): void {
-  const dtype = ELEMENT_TYPES.get(ch);
+export function checkElementType(ch: TensorChannel, x: Tensor): void {
+  const dtype = ch instanceof SharedChannel
+    ? (ch.tag === 0 ? undefined : dtypeOfCode(ch.tag - 1))
+    : ELEMENT_TYPES.get(ch);
   if (dtype !== undefined && dtype !== x.dtype) {
     throw new Panic(`send of a tensor of ${x.dtype} on a channel of ${dtype}`);
   }
@@ -119,7 +124,7 @@ export function statusTensor(ok: boolean): Tensor {
  * ```
  */
 export function sendTensor(
-  ch: Channel<Tensor> | null,
+  ch: TensorChannel | null,
   x: Tensor,
   options?: ChannelOpOptions,
 ): void | Promise<void> {
@@ -141,7 +146,12 @@ const channelCreate = defineOp({
     const { capacity, data_type } = ctx.attrs;
     const dtype = data_type === ANY_TENSOR ? undefined : dtypeAttr(data_type);
     const out = ctx.output("Out");
-    return (scope) => out.write(scope, makeTensorChannel(capacity, dtype));
+    return (scope, thread) =>
+      out.write(
+        scope,
+        thread.run.pool?.makeChannel(capacity, dtype) ??
+          makeTensorChannel(capacity, dtype),
+      );
   },
 });
 
@@ -203,7 +213,11 @@ const channelClose = defineOp({
   attrs: {},
   prepare(ctx) {
     const ch = ctx.input("Channel");
-    return (scope) => closeChannel(ch.channel(scope));
+    return (scope) => {
+      const c = ch.channel(scope);
+      if (c instanceof SharedChannel) c.close();
+      else closeChannel(c);
+    };
   },
 });
 

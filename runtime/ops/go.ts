@@ -27,11 +27,22 @@ const go = defineOp({
   attrs: { sub_block: attr.block() },
   prepare(ctx) {
     const args = ctx.inputList("Args");
-    const body = ctx.block(ctx.attrs.sub_block, args.map((a) => a.name));
+    const blockIdx = ctx.attrs.sub_block;
+    const body = ctx.block(blockIdx, args.map((a) => a.name));
     const argSlots = args.map((a) => body.layout.slotOf(a.name)!);
     // One options object per op, shared by every thread it spawns.
     const goOptions = { createdAt: ctx.location };
     return (scope, thread) => {
+      const pool = thread.run.pool;
+      if (pool !== undefined && pool.movable(blockIdx)) {
+        const worker = pool.nextWorker();
+        if (worker !== pool.member.self) {
+          for (const a of args) {
+            if (a.read(scope) === undefined) a.tensor(scope); // panics
+          }
+          return pool.spawn(worker, blockIdx, scope, thread.thread);
+        }
+      }
       const child = new Scope(body.layout, scope);
       for (let i = 0; i < args.length; i++) {
         const v = args[i].read(scope);
@@ -81,7 +92,8 @@ const parallelFor = defineOp({
   prepare(ctx) {
     const num = ctx.optionalInput("Num");
     const fixed = ctx.attrs.num;
-    const body = ctx.block(ctx.attrs.sub_block);
+    const blockIdx = ctx.attrs.sub_block;
+    const body = ctx.block(blockIdx);
     const indexSlot = body.layout.slotOf(ctx.attrs.index_var)!;
     const goOptions = { createdAt: ctx.location };
     return (scope, thread) => {
@@ -91,10 +103,26 @@ const parallelFor = defineOp({
       }
       if (n === 0) return;
       const run = thread.run;
+      const pool = run.pool;
+      // Iteration i runs on worker (self + i) % workers when the block may
+      // move, else here; remote ones count down a shared group.
+      const spread = pool !== undefined && pool.movable(blockIdx);
+      const workers = spread ? pool.workers : 1;
+      const self = spread ? pool.member.self : 0;
+      const remote = n - Math.ceil(n / workers);
+      const group = remote > 0 ? pool!.newGroup(remote) : 0;
       const iterations = new WaitGroup();
-      iterations.add(n);
+      iterations.add(n - remote);
       const finished = () => iterations.done();
       for (let i = 0; i < n; i++) {
+        if (i % workers !== 0) {
+          const target = (self + i) % workers;
+          pool!.spawn(target, blockIdx, scope, thread.thread, {
+            group,
+            index: i,
+          });
+          continue;
+        }
         const child = new Scope(body.layout, scope);
         child.values[indexSlot] = Tensor.scalar(BigInt(i), "int64");
         run.scheduler.goFrom(thread.thread, (thread) => {
@@ -103,7 +131,10 @@ const parallelFor = defineOp({
           return pending.then(finished);
         }, goOptions);
       }
-      return iterations.wait(thread);
+      const here = iterations.wait(thread);
+      if (group === 0) return here;
+      if (here === undefined) return pool!.waitGroup(group, thread.thread);
+      return here.then(() => pool!.waitGroup(group, thread.thread));
     };
   },
 });

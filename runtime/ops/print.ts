@@ -27,10 +27,8 @@ import { TensorArray, type Value } from "../value.ts";
 export function formatValue(v: Value): string {
   if (v instanceof Tensor) return formatTensor(v);
   if (v instanceof TensorArray) {
-    // Array.from visits holes, which items.map would skip.
-    return `[${
-      Array.from(v.items, (t) => (t ? formatTensor(t) : "<empty>")).join(", ")
-    }]`;
+    const items = v.snapshot().map((t) => (t ? formatTensor(t) : "<empty>"));
+    return `[${items.join(", ")}]`;
   }
   if (Array.isArray(v)) return formatStrings(v);
   return v === null ? "nil chan" : "chan";

@@ -12,6 +12,10 @@ import {
   type SelectCase,
   type SelectResult,
 } from "../../scheduler/select.ts";
+import {
+  selectShared,
+  type SharedCase,
+} from "../../scheduler/shared/shared_select.ts";
 import { runBlock } from "../block_runner.ts";
 import {
   attr,
@@ -23,6 +27,7 @@ import {
 import type { PreparedBlock } from "../prepared_block.ts";
 import { Scope } from "../scope.ts";
 import type { ThreadContext } from "../thread_context.ts";
+import type { TensorChannel } from "../value.ts";
 import type { VarRef } from "../var_ref.ts";
 import { checkElementType, statusTensor } from "./channel.ts";
 
@@ -150,7 +155,16 @@ const selectOp = defineOp({
     return (scope, thread) => {
       // The ThreadContext is a valid SelectOptions: it names the thread,
       // whose scheduler's PRNG chooses.
-      const chosen = select(prepared.map((c) => toCase(c, scope)), thread);
+      const cases = prepared.map((c) => toCase(c, scope));
+      const pool = thread.run.pool;
+      const chosen = pool === undefined
+        ? select(cases as SelectCase[], thread)
+        : selectShared(
+          pool.member,
+          cases as SharedCase[],
+          thread.thread.random,
+          thread.thread,
+        );
       if (chosen instanceof Promise) {
         return chosen.then((r) => finish(prepared, r, scope, thread));
       }
@@ -160,7 +174,16 @@ const selectOp = defineOp({
 });
 
 // Send values and channels are read here, once, when the select starts.
-function toCase(c: PreparedCase, scope: Scope): SelectCase {
+// A case as both selects take it: channels of one worker for select(),
+// shared ones for selectShared() (a pooled run has only those).
+interface AnyCase {
+  recv?: TensorChannel | null;
+  send?: TensorChannel | null;
+  value?: Tensor;
+  default?: true;
+}
+
+function toCase(c: PreparedCase, scope: Scope): AnyCase {
   if (c.kind === "default") return { default: true };
   const ch = c.channel!.channel(scope);
   if (c.kind === "recv") return { recv: ch };

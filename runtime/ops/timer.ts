@@ -45,6 +45,8 @@ const channelAfter = defineOp({
     const out = ctx.output("Out");
     const ms = ctx.attrs.ms;
     return (scope, ctx) => {
+      const pool = ctx.run.pool;
+      if (pool !== undefined) return out.write(scope, pool.after(ms));
       out.write(
         scope,
         after<Tensor>(ms, {

@@ -376,6 +376,11 @@ Deno.test("runCli() rejects bad flags and usage with exit 1 and one error line",
       [[pb, "--seed", "abc"], 'error: --seed: "abc" is not a valid number\n'],
       [[pb, "--workers", "0"], 'error: --workers: "0" is not a valid number\n'],
       [
+        [pb, "--workers", "1.5"],
+        'error: --workers: "1.5" is not a valid number\n',
+      ],
+      [[pb, "--workers", "257"], 'error: --workers: "257" is more than 256\n'],
+      [
         [pb, "--device", "tpu"],
         'error: --device: "tpu" is not one of auto, webgpu, cpu\n',
       ],

@@ -6,10 +6,15 @@ import {
   cast,
   dumpProgram,
   fillConstant,
+  go,
+  increment,
   lessThan,
+  makeChannel,
+  parallelFor,
   print,
   Program,
   select,
+  send,
   uniformRandom,
   whileLoop,
 } from "../../mod.ts";
@@ -156,5 +161,57 @@ Deno.test("dumpProgram() quotes names and strings that are not plain, one line e
       '  var "" LOD_TENSOR\n' +
       '  op 0: "pri\\nnt"(In=["a b", x@GRAD, "q\\"\\u001b"]) ' +
       '{message="line\\nbreak\\u2028", "s p"=["\\\\"]}\n',
+  );
+});
+
+Deno.test("dumpProgram() says in a go or parallel_for block's header where it may run", () => {
+  const p = new Program();
+  p.guard(() => {
+    const b = p.globalBlock;
+    const total = b.createVar({ name: "total", dtype: "float32", shape: [1] });
+    const odd = b.createVar({ name: 'n "1"', dtype: "float32", shape: [1] });
+    fillConstant({ shape: [1], value: 0, out: total });
+    fillConstant({ shape: [1], value: 0, out: odd });
+    const ch = makeChannel({ name: "ch", capacity: 2 });
+    go(() => send(ch, fillConstant({ shape: [1], value: 1 })));
+    parallelFor(2, () => increment(total));
+    go(() => send(ch, odd));
+    increment(odd);
+  });
+  const headers = dumpProgram(p.desc).split("\n").filter((l) =>
+    l.startsWith("block ")
+  );
+  assertEquals(headers, [
+    "block 0 (parent -1):",
+    "block 1 (parent 0): go, movable",
+    'block 2 (parent 0): parallel_for, pinned by "total" (written by the block)',
+    'block 3 (parent 0): go, pinned by "n \\"1\\"" (written after the spawn by block 0 op 6 (increment))',
+  ]);
+});
+
+Deno.test("dumpProgram() leaves a go block's header bare when placement cannot be read", () => {
+  const desc = create(ProgramDescSchema, {
+    blocks: [
+      {
+        idx: 0,
+        parentIdx: -1,
+        ops: [{
+          type: "go",
+          attrs: [{ name: "sub_block", type: AttrType.BLOCK, blockIdx: 1 }],
+        }],
+      },
+      {
+        idx: 1,
+        parentIdx: 0,
+        ops: [{
+          type: "select",
+          attrs: [{ name: "cases", type: AttrType.STRINGS, strings: ["no"] }],
+        }],
+      },
+    ],
+  });
+  assertEquals(
+    dumpProgram(desc).split("\n").filter((l) => l.startsWith("block ")),
+    ["block 0 (parent -1):", "block 1 (parent 0):"],
   );
 });

@@ -18,7 +18,6 @@ import {
   recv,
   select,
   send,
-  sleep,
   type Variable,
   whileLoop,
 } from "../../../mod.ts";
@@ -139,8 +138,12 @@ Deno.test("Fluid: select with default takes default, then the case once ready", 
         s.default(() => print(none, { message: "default" }));
       });
     check();
-    go(() => send(ch, int64(42)));
-    sleep(1); // lets the goroutine send; the buffer holds the value either way
+    const sent = makeChannel({ dtype: "int64" });
+    go(() => {
+      send(ch, int64(42)); // buffered: completes at once
+      send(sent, int64(0));
+    });
+    recv(sent);
     check();
   });
   assertEquals(lines, ["default -1", "received 42"]);

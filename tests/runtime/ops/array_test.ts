@@ -185,7 +185,7 @@ Deno.test("a tensor array is shared by reference through assign and loops", asyn
   assertEquals(run.lines, ["len 3"]);
   assertInstanceOf(run.values[0], TensorArray);
   const array = run.values[0] as TensorArray;
-  assertEquals(array.items.map((t) => t?.item(0)), [0n, 1n, 2n]);
+  assertEquals(array.snapshot().map((t) => t?.item(0)), [0n, 1n, 2n]);
 });
 
 Deno.test("write_to_array panics on a negative index, naming the op", async () => {

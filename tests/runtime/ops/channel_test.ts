@@ -39,6 +39,8 @@ import {
   runProgram,
   tensorOf,
 } from "../../_helpers/run_program.ts";
+import { TEST_WORKERS } from "../../_helpers/test_workers.ts";
+import { assertSameDump } from "../../_helpers/pool_dump.ts";
 
 function int32(value: number): Variable {
   return fillConstant({ shape: [1], dtype: "int32", value });
@@ -51,7 +53,10 @@ async function failureOf<E extends Error>(
 ): Promise<{ error: E; lines: string[] }> {
   const lines: string[] = [];
   const error: E = await assertRejects(
-    () => new Executor({ print: (l) => lines.push(l) }).run(program),
+    () =>
+      new Executor({ workers: TEST_WORKERS, print: (l) => lines.push(l) }).run(
+        program,
+      ),
     type,
   );
   return { error, lines };
@@ -304,8 +309,8 @@ Deno.test(
     const blocks = program.desc.blocks[0].ops
       .filter((op) => op.type === "go")
       .map((op) => op.attrs.find((a) => a.name === "sub_block")!.blockIdx);
-    assertEquals(error.threads.map((t) => t.id), [1, 2, 3, 4]);
-    assertEquals(
+    assertEquals(error.threads.map((t) => t.id).sort(), [1, 2, 3, 4]);
+    assertSameDump(
       error.dump,
       [
         `goroutine 1 [chan receive]:\n\t${
@@ -337,7 +342,7 @@ Deno.test("a panic's dump lists the other goroutines where they wait", async () 
   const { error } = await failureOf(program, Panic);
   const close = locationOf(program, 0, "channel_close");
   assertEquals(error.message, "close of nil channel");
-  assertEquals(
+  assertSameDump(
     error.dump,
     `goroutine 1 [runnable]:\n\t${close}\n\n` +
       `goroutine 2 [chan receive]:\n\tblock 1 op 0 channel_recv\n` +

@@ -48,6 +48,8 @@ import { int64 } from "../../_helpers/int64.ts";
 import { locationOf } from "../../_helpers/location_of.ts";
 import { buildProgram, printedBy } from "../../_helpers/run_program.ts";
 import { within } from "../../_helpers/within.ts";
+import { TEST_WORKERS } from "../../_helpers/test_workers.ts";
+import { assertSameThreads } from "../../_helpers/pool_dump.ts";
 
 Deno.test("go() runs its block on a new green thread", async () => {
   const lines = await printedBy(() => {
@@ -187,13 +189,14 @@ Deno.test("go() goroutine's panic ends the run, naming its op and thread", async
     recv(never);
   });
   const panic: Panic = await assertRejects(
-    () => new Executor({ print: () => {} }).run(program),
+    () => new Executor({ workers: TEST_WORKERS, print: () => {} }).run(program),
     Panic,
   );
   assertEquals(panic.message, "close of nil channel");
   assertEquals(panic.where, "block 1 op 0 channel_close");
   assertEquals(panic.thread?.id, 2);
   assertEquals(panic.thread?.createdAt, locationOf(program, 0, "go"));
+  assertEquals(panic.thread?.worker, TEST_WORKERS === 1 ? undefined : 1);
 });
 
 Deno.test("go() with an Arg read before it was written panics at the go", async () => {
@@ -206,7 +209,7 @@ Deno.test("go() with an Arg read before it was written panics at the go", async 
     go(() => print(x), { args: [x] });
   });
   const panic: Panic = await assertRejects(
-    () => new Executor({ print: () => {} }).run(program),
+    () => new Executor({ workers: TEST_WORKERS, print: () => {} }).run(program),
     Panic,
   );
   assertEquals(panic.message, `variable "unset" read before it was written`);
@@ -225,17 +228,24 @@ Deno.test("go() goroutines blocked forever with main blocked is a deadlock namin
     recv(ch);
   });
   const deadlock: Deadlock = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     Deadlock,
   );
-  assertEquals(
-    deadlock.threads.map((t) => [t.id, t.waitReason, t.createdAt]),
+  assertSameThreads(deadlock.threads, [
+    [1, "chan receive", locationOf(program, 0, "channel_recv"), undefined],
     [
-      [1, "chan receive", undefined],
-      [2, "chan receive", locationOf(program, 0, "go", 0)],
-      [3, "chan receive", locationOf(program, 0, "go", 1)],
+      2,
+      "chan receive",
+      "block 1 op 0 channel_recv",
+      locationOf(program, 0, "go", 0),
     ],
-  );
+    [
+      3,
+      "chan receive",
+      "block 2 op 0 channel_recv",
+      locationOf(program, 0, "go", 1),
+    ],
+  ]);
 });
 
 /** A program whose block 0 has one `go` op with the given attributes. */
@@ -258,7 +268,7 @@ function goProgram(
 
 Deno.test("validate() rejects a go without a sub_block attribute", async () => {
   const error: ProgramError = await assertRejects(
-    () => new Executor().run(goProgram([])),
+    () => new Executor({ workers: TEST_WORKERS }).run(goProgram([])),
     ProgramError,
   );
   assertEquals(error.where, {
@@ -275,7 +285,7 @@ Deno.test("validate() rejects a go whose sub_block is not its child", async () =
   for (const blockIdx of [0, 2, 9]) {
     const error: ProgramError = await assertRejects(
       () =>
-        new Executor().run(
+        new Executor({ workers: TEST_WORKERS }).run(
           goProgram([{ name: "sub_block", type: AttrType.BLOCK, blockIdx }]),
         ),
       ProgramError,
@@ -288,7 +298,7 @@ Deno.test("validate() rejects a go whose sub_block is not its child", async () =
 Deno.test("validate() rejects a go whose sub_block has the wrong attribute type", async () => {
   const error: ProgramError = await assertRejects(
     () =>
-      new Executor().run(
+      new Executor({ workers: TEST_WORKERS }).run(
         goProgram([{ name: "sub_block", type: AttrType.STRING }]),
       ),
     ProgramError,
@@ -324,7 +334,7 @@ Deno.test("go() goroutine's panic ends the run while main sleeps", async () => {
   });
   // A guard, not a measurement: the run ends in milliseconds, or never.
   const panic: Panic = await assertRejects(
-    () => within(20_000, new Executor().run(program)),
+    () => within(20_000, new Executor({ workers: TEST_WORKERS }).run(program)),
     Panic,
   );
   assertEquals([panic.message, panic.thread?.id], ["close of nil channel", 2]);
@@ -408,7 +418,8 @@ for (
       parallelFor(n, (index) => print(index));
     });
     const panic: Panic = await assertRejects(
-      () => new Executor({ print: () => {} }).run(program),
+      () =>
+        new Executor({ workers: TEST_WORKERS, print: () => {} }).run(program),
       Panic,
     );
     assertStringIncludes(
@@ -428,7 +439,7 @@ Deno.test("parallelFor() iteration's panic ends the run with its location", asyn
     parallelFor(3, () => closeChannel(nil));
   });
   const panic: Panic = await assertRejects(
-    () => new Executor({ print: () => {} }).run(program),
+    () => new Executor({ workers: TEST_WORKERS, print: () => {} }).run(program),
     Panic,
   );
   assertEquals(panic.message, "close of nil channel");
@@ -447,17 +458,15 @@ Deno.test("parallelFor() whose iterations all block is a deadlock, the op waitin
     });
   });
   const deadlock: Deadlock = await assertRejects(
-    () => new Executor({ print: () => {} }).run(program),
+    () => new Executor({ workers: TEST_WORKERS, print: () => {} }).run(program),
     Deadlock,
   );
-  assertEquals(
-    deadlock.threads.map((t) => [t.id, t.waitReason, t.where]),
-    [
-      [1, "sync.WaitGroup.Wait", locationOf(program, 0, "parallel_for")],
-      [2, "chan receive", "block 1 op 0 channel_recv"],
-      [3, "chan receive", "block 1 op 0 channel_recv"],
-    ],
-  );
+  const pfor = locationOf(program, 0, "parallel_for");
+  assertSameThreads(deadlock.threads, [
+    [1, "sync.WaitGroup.Wait", pfor, undefined],
+    [2, "chan receive", "block 1 op 0 channel_recv", pfor],
+    [3, "chan receive", "block 1 op 0 channel_recv", pfor],
+  ]);
 });
 
 Deno.test("validate() rejects a parallel_for with neither Num nor num", async () => {
@@ -465,7 +474,7 @@ Deno.test("validate() rejects a parallel_for with neither Num nor num", async ()
   const op = program.desc.blocks[0].ops[0];
   op.attrs = op.attrs.filter((a) => a.name !== "num");
   const error: ProgramError = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     ProgramError,
   );
   assertStringIncludes(error.message, "needs a Num input or a num attribute");
@@ -475,7 +484,7 @@ Deno.test("validate() rejects a parallel_for whose index_var its block does not 
   const [program] = buildProgram(() => parallelFor(2, () => {}));
   program.desc.blocks[1].vars = [];
   const error: ProgramError = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     ProgramError,
   );
   assertStringIncludes(error.message, "is not declared in block 1");

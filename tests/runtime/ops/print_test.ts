@@ -161,6 +161,6 @@ Deno.test("print writes a tensor array as a list, and the nil channel", async ()
 
 Deno.test("formatValue() shows holes of a tensor array as <empty>", () => {
   const a = new TensorArray();
-  a.items.length = 2;
+  a.resize(2);
   assertEquals(formatValue(a), "[<empty>, <empty>]");
 });

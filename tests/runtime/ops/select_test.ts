@@ -38,6 +38,7 @@ import { Deadlock, Panic } from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { nilChannel } from "../../_helpers/nil_channel.ts";
 import { buildProgram, printedBy } from "../../_helpers/run_program.ts";
+import { TEST_WORKERS } from "../../_helpers/test_workers.ts";
 
 /** Prints `message` (with a 0) when it runs. */
 function say(message: string): void {
@@ -105,7 +106,7 @@ Deno.test("select() on only nil channels without default blocks forever", async 
     });
   });
   const deadlock: Deadlock = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     Deadlock,
   );
   const at = program.desc.blocks[0].ops.findIndex((op) => op.type === "select");
@@ -118,7 +119,7 @@ Deno.test("select() on only nil channels without default blocks forever", async 
 Deno.test("select() with no cases blocks forever", async () => {
   const [program] = buildProgram(() => select(() => {}));
   const deadlock: Deadlock = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     Deadlock,
   );
   assertEquals(
@@ -154,7 +155,7 @@ Deno.test("select() send on a closed channel panics", async () => {
     });
   });
   const panic: Panic = await assertRejects(
-    () => new Executor({ print: () => {} }).run(program),
+    () => new Executor({ workers: TEST_WORKERS, print: () => {} }).run(program),
     Panic,
   );
   assertEquals(panic.message, "send on closed channel");
@@ -168,7 +169,7 @@ Deno.test("select() send of another dtype on a typed channel panics naming both"
     select((s) => s.send(ch, fillConstant({ shape: [1], value: 1 })));
   });
   const panic: Panic = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     Panic,
   );
   assert(
@@ -213,16 +214,18 @@ Deno.test("select() with the same channel in two cases works (TestSelectDuplicat
   const lines = await printedBy(() => {
     const c = makeChannel({ dtype: "int64" });
     const d = makeChannel({ dtype: "int64" });
+    const done = makeChannel({ dtype: "int64" });
     go(() => {
       select((s) => {
         s.recv(c, () => say("first"));
         s.recv(c, () => say("second"));
         s.recv(d, () => say("d"));
       });
+      send(done, int64(0));
     });
     sleep(1);
     send(c, int64(8));
-    sleep(1);
+    recv(done);
   });
   assertEquals(lines.length, 1);
   assert(["first 0", "second 0"].includes(lines[0]), lines[0]);
@@ -325,7 +328,7 @@ Deno.test("select() panic in a case body names the op inside the case", async ()
     select((s) => s.recv(ch, () => closeChannel(nil)));
   });
   const panic: Panic = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     Panic,
   );
   const select0 = program.desc.blocks[0].ops.find((op) =>
@@ -451,7 +454,10 @@ function selectProgram(
 
 Deno.test("selectProgram() builds a valid select when its cases are right", async () => {
   const lines: string[] = [];
-  const { scope } = await new Executor({ print: (l) => lines.push(l) }).run(
+  const { scope } = await new Executor({
+    workers: TEST_WORKERS,
+    print: (l) => lines.push(l),
+  }).run(
     selectProgram(["recv,ch,v,ok", "send,ch,x,", "default,,,"], [1, 2, 3]),
     { feeds: { x: Tensor.fromArray([1n], "int64", [1]) } },
   );
@@ -485,7 +491,7 @@ for (const [what, cases, subBlocks, named] of INVALID_SELECTS) {
   Deno.test(`validate() rejects a select with ${what}`, async () => {
     const program = selectProgram(cases, subBlocks, 2);
     const error: ProgramError = await assertRejects(
-      () => new Executor().run(program),
+      () => new Executor({ workers: TEST_WORKERS }).run(program),
       ProgramError,
     );
     assertEquals(error.where, {
@@ -508,7 +514,10 @@ Deno.test("validate() rejects a builder select with two defaults before running"
     });
   });
   const error: ProgramError = await assertRejects(
-    () => new Executor({ print: (l) => lines.push(l) }).run(program),
+    () =>
+      new Executor({ workers: TEST_WORKERS, print: (l) => lines.push(l) }).run(
+        program,
+      ),
     ProgramError,
   );
   assertEquals(error.where.opType, "select");
@@ -519,7 +528,7 @@ Deno.test("validate() rejects a select whose sub_block is not its child", async 
   const program = selectProgram(["default,,,"], [2], 2);
   program.blocks[2].parentIdx = 1; // a grandchild of block 0
   const error: ProgramError = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     ProgramError,
   );
   assertEquals(error.where.opType, "select");

@@ -33,6 +33,7 @@ import { Deadlock } from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { buildProgram, printedBy } from "../../_helpers/run_program.ts";
 import { within } from "../../_helpers/within.ts";
+import { TEST_WORKERS } from "../../_helpers/test_workers.ts";
 
 Deno.test("sleep() parks the thread and then goes on", async () => {
   const lines = await printedBy(() => {
@@ -89,7 +90,10 @@ Deno.test("after() delivers true once; a pending timer is not a deadlock", async
 Deno.test("after() delivers a bool tensor of shape [1]", async () => {
   const program = new Program();
   const v = program.guard(() => recv(after(1)));
-  const { fetched } = await new Executor().run(program, { fetch: [v.name] });
+  const { fetched } = await new Executor({ workers: TEST_WORKERS }).run(
+    program,
+    { fetch: [v.name] },
+  );
   const t = fetched[v.name];
   if (!(t instanceof Tensor)) throw new TypeError("not a tensor");
   assertEquals([t.dtype, t.shape, t.item(0)], ["bool", [1], true]);
@@ -102,7 +106,7 @@ Deno.test("after() channel received from again after firing deadlocks", async ()
     recv(t);
   });
   const deadlock: Deadlock = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     Deadlock,
   );
   const second = program.desc.blocks[0].ops.findLastIndex((op) =>
@@ -132,7 +136,7 @@ Deno.test("sleep() of a goroutine delays a deadlock until it has finished", asyn
     recv(never);
   });
   const deadlock: Deadlock = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     Deadlock,
   );
   assertEquals(deadlock.threads.map((t) => t.id), [1]);
@@ -234,7 +238,7 @@ Deno.test("validate() rejects channel_after without ms", async () => {
     }],
   });
   const error: ProgramError = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     ProgramError,
   );
   assertEquals(error.where.opType, "channel_after");
@@ -253,7 +257,7 @@ Deno.test("validate() rejects sleep with a ms of the wrong attribute type", asyn
     }],
   });
   const error: ProgramError = await assertRejects(
-    () => new Executor().run(program),
+    () => new Executor({ workers: TEST_WORKERS }).run(program),
     ProgramError,
   );
   assertEquals(error.where.opType, "sleep");

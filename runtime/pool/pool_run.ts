@@ -1,0 +1,537 @@
+/**
+ * One worker's part in running a program on a pool of workers: where its
+ * `go` and `parallel_for` ops place new green threads, how a thread is
+ * started on another worker with copies of what it reads, the shared
+ * channels and arrays every worker sees, and the print log that keeps the
+ * run's output in one order.
+ *
+ * In a pooled run every channel and tensor array lives in the shared heap,
+ * whether or not another worker ever reaches it: a select may then mix any
+ * channels, and placement need not prove where a value goes.
+ *
+ * A spawn on another worker is a message on its wake ring naming a blob:
+ * the block, the thread's random stream, and the values of the variables
+ * the block reads, in the order `capturesOf` lists them. The spawner
+ * counts the new thread active before posting, and the receiver takes that
+ * count back when the thread is made, so the run never looks idle while a
+ * spawn is in flight.
+ *
+ * @module
+ */
+import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
+import type { DType } from "../../kernels/dtype.ts";
+import { Tensor } from "../../kernels/tensor.ts";
+import type { GreenThread } from "../../scheduler/green_thread.ts";
+import { runStateOf } from "../../scheduler/scheduler.ts";
+import { Global } from "../../scheduler/shared/heap.ts";
+import type {
+  PoolMember,
+  SharedParked,
+} from "../../scheduler/shared/pool_member.ts";
+import {
+  encode,
+  SharedChannel,
+} from "../../scheduler/shared/shared_channel.ts";
+import { runBlock } from "../block_runner.ts";
+import { codeOfDType } from "../dtype_codes.ts";
+import { InternalError } from "../errors.ts";
+import { freeVariables } from "../free_variables.ts";
+import type { PreparedProgram } from "../prepare.ts";
+import { Scope } from "../scope.ts";
+import type { RunServices } from "../thread_context.ts";
+import type { TensorArray, Value } from "../value.ts";
+import { placeProgram, type ProgramPlacement } from "./placement.ts";
+import { SharedTensorArray } from "./shared_tensor_array.ts";
+import { tensorCodec } from "./tensor_codec.ts";
+
+/** The message that tells the main thread to print the log. */
+const PRINT_LOG = 0;
+
+// Value tags in a spawn blob.
+const UNSET = 0;
+const TENSOR = 1;
+const RAW = 2;
+const CHANNEL = 3;
+const ARRAY = 4;
+const NIL = 5;
+
+// A spawn blob's words before its values (two words each: tag, ref).
+const S_BLOCK = 0;
+const S_KEY = 1;
+const S_GROUP = 2;
+const S_INDEX = 3;
+const S_COUNT = 4;
+const S_VALUES = 5;
+
+// A remote iteration group's words: iterations left, and the waiter.
+const G_LEFT = 0;
+const G_WORKER = 1;
+const G_TOKEN = 2;
+const G_PARKED = 3;
+
+const TRUE = Tensor.fromArray([true], "bool", [1]);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const rawCodec = {
+  byteLength: (v: readonly string[]) =>
+    4 + encoder.encode(JSON.stringify(v)).byteLength,
+  write(heap: PoolMember["heap"], off: number, v: readonly string[]) {
+    const bytes = encoder.encode(JSON.stringify(v));
+    heap.i32[off >> 2] = bytes.byteLength;
+    heap.u8.set(bytes, off + 4);
+  },
+  read(heap: PoolMember["heap"], off: number): readonly string[] {
+    heap.cover(off + 4);
+    const n = heap.i32[off >> 2];
+    heap.cover(off + 4 + n);
+    return JSON.parse(decoder.decode(heap.u8.slice(off + 4, off + 4 + n)));
+  },
+};
+
+/**
+ * This worker's part of a pooled run.
+ */
+export class PoolRun {
+  /** This worker's link to the others. */
+  readonly member: PoolMember;
+  /** How many workers the run has. */
+  readonly workers: number;
+  readonly #prepared: PreparedProgram;
+  readonly #desc: ProgramDesc;
+  readonly #captures = new Map<number, readonly string[]>();
+  readonly #placement: ProgramPlacement;
+  readonly #createdAt = new Map<number, { createdAt: string }>();
+  #services: RunServices | undefined;
+  #write: (line: string) => void;
+  #placed = 0;
+
+  /**
+   * Joins a run.
+   *
+   * @param member This worker's link to the others.
+   * @param workers How many workers the run has.
+   * @param prepared The program, prepared on this worker.
+   * @param write Where the main thread writes printed lines.
+   */
+  constructor(
+    member: PoolMember,
+    workers: number,
+    prepared: PreparedProgram,
+    write: (line: string) => void,
+  ) {
+    this.member = member;
+    this.workers = workers;
+    this.#prepared = prepared;
+    this.#desc = prepared.desc;
+    this.#write = write;
+    this.#placement = placeProgram(prepared.desc);
+    this.#indexOwners();
+  }
+
+  /**
+   * The services this worker's threads run with (set once, before any
+   * thread runs).
+   *
+   * @param services The services.
+   */
+  attach(services: RunServices): void {
+    this.#services = services;
+  }
+
+  // Channels and arrays: shared, always (see the top of this file).
+
+  /**
+   * A new shared channel of tensors.
+   *
+   * @param capacity The buffer size.
+   * @param dtype The element type; `undefined` carries any tensor.
+   * @returns The channel.
+   */
+  makeChannel(capacity: number, dtype?: DType): SharedChannel<Tensor> {
+    return SharedChannel.create(
+      this.member,
+      capacity,
+      tensorCodec,
+      Tensor.zeros([1], dtype ?? "float32"),
+      dtype === undefined ? 0 : codeOfDType(dtype) + 1,
+    );
+  }
+
+  /**
+   * A shared channel that delivers `true` once, `ms` from now (the
+   * `channel_after` op); the timer is pending work of this worker.
+   *
+   * @param ms The delay.
+   * @returns The channel.
+   */
+  after(ms: number): SharedChannel<Tensor> {
+    const ch = this.makeChannel(1, "bool");
+    const run = runStateOf(this.member.scheduler);
+    if (!run.ended) {
+      run.startTimer(Math.max(0, ms), () => ch.trySend(TRUE));
+    }
+    return ch;
+  }
+
+  /**
+   * Whether a thread of `block` (a go or parallel_for body) may run on
+   * another worker: the static placement rule.
+   *
+   * @param block The block.
+   * @returns True if movable.
+   */
+  movable(block: number): boolean {
+    return this.#placement.blocks.get(block)?.movable ?? false;
+  }
+
+  /**
+   * The dtype a shared channel carries, if it is typed.
+   *
+   * @param ch The channel.
+   * @returns The VarType code, or `undefined` for any tensor.
+   */
+  elementCode(ch: SharedChannel<Tensor>): number | undefined {
+    const tag = ch.tag;
+    return tag === 0 ? undefined : tag - 1;
+  }
+
+  /**
+   * A new shared tensor array.
+   *
+   * @returns The array.
+   */
+  newArray(): TensorArray {
+    return SharedTensorArray.create(this.member);
+  }
+
+  // Output.
+
+  /**
+   * Prints a line in the run's order: the main thread prints what workers
+   * logged before, then its own line; a worker logs the line and tells the
+   * main thread.
+   *
+   * @param line The line.
+   */
+  print(line: string): void {
+    if (this.member.self === 0) {
+      this.printLog();
+      return this.#write(line);
+    }
+    const m = this.member;
+    const bytes = encoder.encode(line);
+    m.lock();
+    const heap = m.heap;
+    const blob = heap.allocData(8 + bytes.byteLength);
+    heap.i32[blob >> 2] = 0;
+    heap.i32[(blob >> 2) + 1] = bytes.byteLength;
+    heap.u8.set(bytes, blob + 8);
+    const tail = heap.i32[Global.LogTail];
+    if (tail === 0) heap.i32[Global.LogHead] = blob;
+    else heap.i32[tail >> 2] = blob;
+    heap.i32[Global.LogTail] = blob;
+    m.post(0, PRINT_LOG);
+    m.unlock();
+  }
+
+  /** On the main thread: prints every line the workers logged so far. */
+  printLog(): void {
+    const m = this.member;
+    const heap = m.heap;
+    if (Atomics.load(heap.i32, Global.LogHead) === 0) return;
+    m.lock();
+    let blob = heap.i32[Global.LogHead];
+    heap.i32[Global.LogHead] = 0;
+    heap.i32[Global.LogTail] = 0;
+    m.unlock();
+    while (blob !== 0) {
+      heap.cover(blob + 8);
+      const n = heap.i32[(blob >> 2) + 1];
+      heap.cover(blob + 8 + n);
+      this.#write(decoder.decode(heap.u8.slice(blob + 8, blob + 8 + n)));
+      m.freeDataLater(blob);
+      blob = heap.i32[blob >> 2];
+    }
+  }
+
+  /**
+   * Handles a message another worker posted here: a spawn, or the log.
+   *
+   * @param message The message.
+   */
+  onMessage(message: number): void {
+    if (message === PRINT_LOG) return this.printLog();
+    this.#startSpawned(message);
+  }
+
+  // Placement.
+
+  /**
+   * Where a thread of `block` spawned now should run: round robin over the
+   * workers, this one included.
+   *
+   * @returns A worker index.
+   */
+  nextWorker(): number {
+    return (this.member.self + 1 + this.#placed++) % this.workers;
+  }
+
+  /**
+   * The variables a thread of `block` reads from outside the block, in the
+   * order a spawn blob carries their values.
+   *
+   * @param block The block.
+   * @returns Their names.
+   */
+  capturesOf(block: number): readonly string[] {
+    let names = this.#captures.get(block);
+    if (names === undefined) {
+      names = [...freeVariables(this.#desc, block).reads].sort();
+      this.#captures.set(block, names);
+    }
+    return names;
+  }
+
+  /**
+   * Starts a thread of `block` on `worker`, with the values of its
+   * captures read from `scope` (the spawning op's scope).
+   *
+   * @param worker The target worker.
+   * @param block The block.
+   * @param scope The spawning op's scope.
+   * @param parent The spawning thread.
+   * @param iteration For a parallel_for: its group record and index.
+   */
+  spawn(
+    worker: number,
+    block: number,
+    scope: Scope,
+    parent: GreenThread,
+    iteration?: { group: number; index: number },
+  ): void {
+    const m = this.member;
+    const names = this.capturesOf(block);
+    const parentBlock = this.#desc.blocks[block].parentIdx;
+    const values = names.map((n) =>
+      this.#prepared.resolve(parentBlock, n).read(scope)
+    );
+    m.lock();
+    const heap = m.heap;
+    const blob = heap.allocData((S_VALUES + 2 * names.length) * 4);
+    const refs = values.map((v) => this.#encodeValue(v));
+    const i32 = heap.i32;
+    const b = blob >> 2;
+    i32[b + S_BLOCK] = block;
+    i32[b + S_KEY] = parent.reserveChildKey();
+    i32[b + S_GROUP] = iteration?.group ?? 0;
+    i32[b + S_INDEX] = iteration?.index ?? 0;
+    i32[b + S_COUNT] = names.length;
+    refs.forEach(([tag, ref], k) => {
+      i32[b + S_VALUES + 2 * k] = tag;
+      i32[b + S_VALUES + 2 * k + 1] = ref;
+    });
+    // The new thread counts as active from now on; see the top of the file.
+    m.changed(1);
+    m.post(worker, blob);
+    m.unlock();
+  }
+
+  /**
+   * Makes the record that counts a parallel_for's iterations on other
+   * workers.
+   *
+   * @param count How many iterations run elsewhere.
+   * @returns The record.
+   */
+  newGroup(count: number): number {
+    const m = this.member;
+    m.lock();
+    const group = m.heap.allocControl(16);
+    m.heap.i32[(group >> 2) + G_LEFT] = count;
+    m.unlock();
+    return group;
+  }
+
+  /**
+   * Waits until every iteration counted in `group` has finished.
+   *
+   * @param group The record from `newGroup`.
+   * @param thread The waiting thread.
+   * @returns `undefined` when they all have, else a promise.
+   */
+  waitGroup(group: number, thread: GreenThread): void | Promise<void> {
+    const m = this.member;
+    m.lock();
+    const g = group >> 2;
+    if (m.heap.i32[g + G_LEFT] === 0) {
+      m.heap.freeControl(group);
+      m.unlock();
+      return;
+    }
+    const wait = new GroupWait(group, thread);
+    const i32 = m.heap.i32;
+    i32[g + G_WORKER] = m.self;
+    i32[g + G_TOKEN] = m.park(wait, "sync.WaitGroup.Wait");
+    i32[g + G_PARKED] = 1;
+    m.unlock();
+    return wait.promise;
+  }
+
+  // An iteration started here for another worker's parallel_for finished.
+  #iterationDone(group: number): void {
+    const m = this.member;
+    m.lock();
+    const i32 = m.heap.i32;
+    const g = group >> 2;
+    const left = i32[g + G_LEFT] - 1;
+    i32[g + G_LEFT] = left;
+    if (left === 0 && i32[g + G_PARKED] !== 0) {
+      m.wake(i32[g + G_WORKER], i32[g + G_TOKEN]);
+    }
+    m.unlock();
+  }
+
+  #startSpawned(blob: number): void {
+    const m = this.member;
+    const heap = m.heap;
+    heap.cover(blob + S_VALUES * 4);
+    const b = blob >> 2;
+    const count = heap.i32[b + S_COUNT];
+    heap.cover(blob + (S_VALUES + 2 * count) * 4);
+    const i32 = heap.i32;
+    const block = i32[b + S_BLOCK];
+    const key = i32[b + S_KEY];
+    const group = i32[b + S_GROUP];
+    const index = i32[b + S_INDEX];
+    const names = this.capturesOf(block);
+    const body = this.#prepared.block(block);
+    const parentBlock = this.#desc.blocks[block].parentIdx;
+    const outer = this.#scopeChain(parentBlock);
+    const child = new Scope(body.layout, outer);
+    for (let k = 0; k < names.length; k++) {
+      const value = this.#decodeValue(
+        i32[b + S_VALUES + 2 * k],
+        i32[b + S_VALUES + 2 * k + 1],
+      );
+      const local = body.layout.slotOf(names[k]);
+      if (local !== undefined) child.values[local] = value;
+      else this.#prepared.resolve(block, names[k]).write(child, value);
+    }
+    m.freeDataLater(blob);
+    const services = this.#services!;
+    const indexVar = group === 0 ? undefined : this.#indexSlot(block);
+    if (indexVar !== undefined) {
+      child.values[indexVar] = Tensor.scalar(BigInt(index), "int64");
+    }
+    const run = (thread: GreenThread) => {
+      const pending = runBlock(body, child, { run: services, thread });
+      if (group === 0) return pending;
+      if (pending === undefined) return this.#iterationDone(group);
+      return pending.then(() => this.#iterationDone(group));
+    };
+    m.scheduler.goFrom(key, run, this.#createdAt.get(block));
+    // goFrom counted the thread; the spawner already had (see spawn()).
+    m.changed(-1);
+  }
+
+  // Scopes for the ancestors of a spawned block, holding only what the
+  // block reads (set by the caller).
+  #scopeChain(block: number): Scope {
+    const chain: number[] = [];
+    for (let b = block; b >= 0; b = this.#desc.blocks[b].parentIdx) {
+      chain.push(b);
+      if (b === 0) break;
+    }
+    let scope: Scope | undefined;
+    for (let k = chain.length - 1; k >= 0; k--) {
+      scope = new Scope(this.#prepared.layout(chain[k]), scope);
+    }
+    return scope!;
+  }
+
+  #indexSlot(block: number): number | undefined {
+    const owner = this.#ownerOp(block);
+    const attr = owner?.attrs.find((a) => a.name === "index_var");
+    return this.#prepared.block(block).layout.slotOf(attr?.s ?? "index");
+  }
+
+  #ownerOp(block: number) {
+    const parent = this.#desc.blocks[this.#desc.blocks[block].parentIdx];
+    return parent?.ops.find((op) =>
+      op.attrs.some((a) => a.name === "sub_block" && a.blockIdx === block)
+    );
+  }
+
+  #indexOwners(): void {
+    for (const b of this.#desc.blocks) {
+      b.ops.forEach((op, i) => {
+        if (op.type !== "go" && op.type !== "parallel_for") return;
+        const sub = op.attrs.find((a) => a.name === "sub_block")?.blockIdx;
+        if (sub !== undefined) {
+          this.#createdAt.set(sub, {
+            createdAt: `block ${b.idx} op ${i} ${op.type}`,
+          });
+        }
+      });
+    }
+  }
+
+  // Precondition: lock held.
+  #encodeValue(v: Value): [number, number] {
+    const heap = this.member.heap;
+    if (v === undefined) return [UNSET, 0];
+    if (v === null) return [NIL, 0];
+    if (v instanceof Tensor) return [TENSOR, encode(heap, tensorCodec, v)];
+    if (v instanceof SharedChannel) return [CHANNEL, v.off];
+    if (v instanceof SharedTensorArray) return [ARRAY, v.off];
+    if (Array.isArray(v)) return [RAW, encode(heap, rawCodec, v)];
+    throw new InternalError("a value of one worker cannot cross to another");
+  }
+
+  #decodeValue(tag: number, ref: number): Value {
+    const m = this.member;
+    switch (tag) {
+      case UNSET:
+        return undefined;
+      case NIL:
+        return null;
+      case TENSOR: {
+        const t = tensorCodec.read(m.heap, ref);
+        m.freeDataLater(ref);
+        return t;
+      }
+      case RAW: {
+        const raw = rawCodec.read(m.heap, ref);
+        m.freeDataLater(ref);
+        return raw;
+      }
+      case CHANNEL:
+        return new SharedChannel(m, ref, tensorCodec);
+      case ARRAY:
+        return new SharedTensorArray(m, ref);
+    }
+    throw new InternalError(`spawn: unknown value tag ${tag}`);
+  }
+}
+
+// A parallel_for waiting for its iterations on other workers.
+class GroupWait implements SharedParked {
+  thread: GreenThread | undefined;
+  readonly promise: Promise<void>;
+  readonly #group: number;
+  #resolve: () => void = () => {};
+
+  constructor(group: number, thread: GreenThread) {
+    this.#group = group;
+    this.thread = thread;
+    this.promise = new Promise((resolve) => this.#resolve = resolve);
+  }
+
+  unlink(): void {}
+
+  settle(member: PoolMember): void {
+    member.freeControlLater(this.#group);
+    this.#resolve();
+  }
+}

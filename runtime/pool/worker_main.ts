@@ -1,0 +1,104 @@
+/**
+ * The entry point of a pool worker (a Web Worker). The main thread sends
+ * one `init` message per run with the run's shared memory and the program;
+ * the worker prepares the program and then runs the green threads other
+ * workers spawn on it, until the main thread terminates it. It reports a
+ * panic, a quiet moment (activity zero: maybe a deadlock) and, when asked,
+ * a snapshot of its threads.
+ *
+ * @module
+ */
+/// <reference no-default-lib="true" />
+/// <reference lib="deno.worker" />
+import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
+import { cpuDevice } from "../../kernels/cpu/device.ts";
+import type { GreenThread } from "../../scheduler/green_thread.ts";
+import { Panic } from "../../scheduler/panic.ts";
+import { Scheduler } from "../../scheduler/scheduler.ts";
+import { SharedHeap } from "../../scheduler/shared/heap.ts";
+import { PoolMember } from "../../scheduler/shared/pool_member.ts";
+import { threadSnapshot } from "../../scheduler/thread_dump.ts";
+import { compactFromBinary } from "../compact_from_binary.ts";
+import { PreparedProgram } from "../prepare.ts";
+import type { RunServices } from "../thread_context.ts";
+import type { WorkerInit, WorkerReport } from "./worker_pool.ts";
+import { PoolRun } from "./pool_run.ts";
+
+let running:
+  | { scheduler: Scheduler; service: GreenThread; self: number }
+  | undefined;
+
+function report(message: WorkerReport): void {
+  self.postMessage(message);
+}
+
+function snapshots() {
+  if (running === undefined) return [];
+  return running.scheduler.threads()
+    .filter((t) => t !== running!.service)
+    .map((t) => threadSnapshot(t, running!.self));
+}
+
+function start(init: WorkerInit): void {
+  const heap = new SharedHeap(init.memory);
+  const desc = compactFromBinary(ProgramDescSchema, init.program);
+  const prepared = new PreparedProgram(desc);
+  const scheduler = new Scheduler({ seed: init.seed, threadContext: false });
+  let service: GreenThread | undefined;
+  // The worker's own main thread only keeps its scheduler running: it is
+  // not part of the program, so it joins before the run's counting starts.
+  const done = scheduler.run((t) => {
+    service = t;
+    return new Promise<void>(() => {});
+  });
+  const member = new PoolMember(heap, init.self, scheduler, {
+    serviceThreads: 1,
+  });
+  const pool = new PoolRun(member, init.workers, prepared, () => {});
+  const services: RunServices = {
+    scheduler,
+    device: cpuDevice,
+    seed: init.seed,
+    print: (line) => pool.print(line),
+    pool,
+  };
+  pool.attach(services);
+  member.start({
+    onQuiet: () => report({ type: "quiet" }),
+    onMessage: (m) => pool.onMessage(m),
+  });
+  queueMicrotask(() => {
+    running = { scheduler, service: service!, self: init.self };
+  });
+  done.catch((error) => {
+    const panic = error instanceof Panic ? error : Panic.from(error, undefined);
+    const thread = panic.thread;
+    report({
+      type: "panic",
+      message: panic.message,
+      where: panic.where,
+      thread: thread && threadSnapshot(thread, init.self),
+      // The panicking thread as it was, running, as a one-worker dump shows it.
+      threads: thread === undefined ? snapshots() : [
+        ...snapshots(),
+        {
+          ...threadSnapshot(thread, init.self),
+          state: "runnable",
+          waitReason: undefined,
+        },
+      ],
+    });
+  });
+}
+
+self.onmessage = (event: MessageEvent) => {
+  const message = event.data;
+  if (message.type === "init") return start(message as WorkerInit);
+  if (message.type === "probe") {
+    // Answer after the current macrotask, so that any step in progress has
+    // finished and shows in the counts.
+    setTimeout(() => {
+      report({ type: "probed", probe: message.probe, threads: snapshots() });
+    }, 0);
+  }
+};

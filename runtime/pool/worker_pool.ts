@@ -1,0 +1,223 @@
+/**
+ * The Web Workers of one pooled run, seen from the main thread (worker 0):
+ * starting them with the program, hearing their panics, confirming a
+ * deadlock with all of them, and stopping them when the run ends.
+ *
+ * Deadlock is confirmed, not assumed: when the run's activity reads zero
+ * (every thread of every worker blocked, nothing pending), the main thread
+ * notes the heap's Epoch and asks every worker for a snapshot of its
+ * threads; each answers after finishing the step it was in. If activity is
+ * still zero and Epoch unchanged once all have answered, nothing ran in
+ * between: the run is deadlocked, and the snapshots make one dump.
+ *
+ * @module
+ */
+import { Deadlock, Panic } from "../../scheduler/panic.ts";
+import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
+import type { ThreadInfo } from "../../scheduler/thread_dump.ts";
+import { formatThreadDump } from "../../scheduler/thread_dump.ts";
+
+/** What the main thread sends a worker to start it. */
+export interface WorkerInit {
+  readonly type: "init";
+  /** The run's shared memory. */
+  readonly memory: WebAssembly.Memory;
+  /** The worker's index (1 and up; the main thread is 0). */
+  readonly self: number;
+  /** How many workers the run has, the main thread included. */
+  readonly workers: number;
+  /** The program, binary. */
+  readonly program: Uint8Array;
+  /** The run's seed. */
+  readonly seed: number;
+}
+
+/** What a worker tells the main thread. */
+export type WorkerReport =
+  | { readonly type: "quiet" }
+  | {
+    readonly type: "probed";
+    readonly probe: number;
+    readonly threads: readonly ThreadInfo[];
+  }
+  | {
+    readonly type: "panic";
+    readonly message: string;
+    readonly where: string | undefined;
+    readonly thread: ThreadInfo | undefined;
+    readonly threads: readonly ThreadInfo[];
+  };
+
+/** Options of {@linkcode WorkerPool}. */
+export interface WorkerPoolOptions {
+  /** The run's heap (made by the main thread). */
+  readonly heap: SharedHeap;
+  /** How many workers, the main thread included. */
+  readonly workers: number;
+  /** The program, binary. */
+  readonly program: Uint8Array;
+  /** The run's seed. */
+  readonly seed: number;
+  /** The main thread's own threads, for dumps. */
+  readonly localThreads: () => readonly ThreadInfo[];
+  /** Ends the run with a panic or a deadlock. */
+  readonly fail: (error: Panic | Deadlock) => void;
+}
+
+/**
+ * A run's Web Workers.
+ */
+export class WorkerPool {
+  readonly #options: WorkerPoolOptions;
+  readonly #workers: Worker[] = [];
+  #probe = 0;
+  #answers: ThreadInfo[][] | undefined;
+  // Snapshots asked for by `threads()`, by probe number.
+  #asked = new Map<number, (threads: readonly ThreadInfo[]) => void>();
+  #epoch = 0;
+  #stopped = false;
+
+  /**
+   * Starts `workers - 1` Web Workers and sends each the run.
+   *
+   * @param options The run.
+   */
+  constructor(options: WorkerPoolOptions) {
+    this.#options = options;
+    for (let w = 1; w < options.workers; w++) {
+      const worker = new Worker(new URL("./worker_main.ts", import.meta.url), {
+        type: "module",
+      });
+      worker.onmessage = (e) => this.#heard(w, e.data as WorkerReport);
+      worker.onerror = (e) => {
+        e.preventDefault();
+        this.#died(w, e.message);
+      };
+      const init: WorkerInit = {
+        type: "init",
+        memory: options.heap.memory,
+        self: w,
+        workers: options.workers,
+        program: options.program,
+        seed: options.seed,
+      };
+      worker.postMessage(init);
+      this.#workers.push(worker);
+    }
+  }
+
+  /**
+   * The run's activity may have dropped to zero: confirm a deadlock with
+   * every worker (see the top of this file).
+   */
+  quiet(): void {
+    const heap = this.#options.heap;
+    if (this.#stopped || this.#answers !== undefined) return;
+    if (Atomics.load(heap.i32, Global.Active) !== 0) return;
+    this.#epoch = Atomics.load(heap.i32, Global.Epoch);
+    this.#probe++;
+    this.#answers = [];
+    for (const worker of this.#workers) {
+      worker.postMessage({ type: "probe", probe: this.#probe });
+    }
+    setTimeout(
+      () => this.#answer(this.#probe, this.#options.localThreads()),
+      0,
+    );
+  }
+
+  /**
+   * The threads of every other worker, for a dump: each worker answers
+   * after the step it is in; a worker that does not answer within 500 ms
+   * is left out.
+   *
+   * @returns Their snapshots.
+   */
+  async threads(): Promise<ThreadInfo[]> {
+    const all = await Promise.all(this.#workers.map((worker) => {
+      const probe = ++this.#probe;
+      const { promise, resolve } = Promise.withResolvers<
+        readonly ThreadInfo[]
+      >();
+      this.#asked.set(probe, resolve);
+      const timer = setTimeout(() => resolve([]), 500);
+      worker.postMessage({ type: "probe", probe });
+      return promise.finally(() => {
+        clearTimeout(timer);
+        this.#asked.delete(probe);
+      });
+    }));
+    return all.flat();
+  }
+
+  /**
+   * Stops every worker (Go's rule: when main returns, the program ends).
+   */
+  stop(): void {
+    this.#stopped = true;
+    Atomics.store(this.#options.heap.i32, Global.Ended, 1);
+    for (const worker of this.#workers) worker.terminate();
+  }
+
+  /**
+   * Kills worker `index` as if it had died, failing the run (a test hook).
+   *
+   * @param index A worker index, 1 and up.
+   */
+  kill(index: number): void {
+    this.#workers[index - 1]?.terminate();
+    this.#died(index, "terminated");
+  }
+
+  #heard(worker: number, report: WorkerReport): void {
+    if (this.#stopped) return;
+    switch (report.type) {
+      case "quiet":
+        return this.quiet();
+      case "probed":
+        return this.#answer(report.probe, report.threads);
+      case "panic": {
+        const panic = new Panic(report.message, {
+          where: report.where,
+          thread: report.thread,
+        });
+        panic.dump = formatThreadDump(
+          [...this.#options.localThreads(), ...report.threads].sort((a, b) =>
+            a.id - b.id
+          ),
+        );
+        return this.#fail(panic);
+      }
+    }
+    void worker;
+  }
+
+  #answer(probe: number, threads: readonly ThreadInfo[]): void {
+    const asked = this.#asked.get(probe);
+    if (asked !== undefined) return asked(threads);
+    const answers = this.#answers;
+    if (answers === undefined || probe !== this.#probe) return;
+    answers.push([...threads]);
+    if (answers.length < this.#workers.length + 1) return;
+    this.#answers = undefined;
+    const heap = this.#options.heap;
+    const still = Atomics.load(heap.i32, Global.Active) === 0 &&
+      Atomics.load(heap.i32, Global.Epoch) === this.#epoch;
+    if (!still) {
+      // Something ran meanwhile; look again if it went quiet since.
+      return queueMicrotask(() => this.quiet());
+    }
+    const all = answers.flat().sort((a, b) => a.id - b.id);
+    this.#fail(new Deadlock(all));
+  }
+
+  #died(worker: number, why: string): void {
+    if (this.#stopped) return;
+    this.#fail(new Panic(`worker ${worker} died: ${why}`));
+  }
+
+  #fail(error: Panic | Deadlock): void {
+    if (this.#stopped) return;
+    this.#options.fail(error);
+  }
+}

@@ -1,0 +1,353 @@
+// One worker's part of a run that spans workers: its scheduler, the shared
+// heap, the operations its threads have parked on shared objects (by
+// token), and the run's activity count, which it keeps with the others.
+//
+// Wake-ups: a waker completes a parked operation with the heap's lock held
+// and calls `wake(worker, token)`. The woken thread is counted active at
+// that moment, by the waker, so that the run's activity never reads zero
+// while a wake-up is in flight. A local token is resumed when the waker
+// releases the lock; a remote one goes on the owner's wake ring, whose
+// doorbell the waker rings after releasing the lock. The owner resumes it
+// when it drains its ring.
+//
+// Deadlock: activity is live threads not blocked, plus pending work, over
+// all workers, in the heap's Active word. When an update makes it zero,
+// `onQuiet` runs (on a macrotask); the runtime then confirms with every
+// worker that nothing moved (Epoch counts every rise from zero).
+//
+// Invariants:
+//   A token names one parked operation of this worker from park until it is
+//   resumed; then it is free for reuse.
+//   `#remote` and `#local` are empty whenever the lock is free.
+
+import type { RunState, SharedActivity } from "../_run_state.ts";
+import {
+  blockThread,
+  type GreenThread,
+  type Parked,
+  parkedOf,
+  runOf,
+  unblockThread,
+  type WaitReason,
+} from "../green_thread.ts";
+import { runStateOf, type Scheduler } from "../scheduler.ts";
+import { Global, type SharedHeap } from "./heap.ts";
+import { WakeRing } from "./wake_ring.ts";
+
+/** A parked operation on shared objects, resumed by token. */
+export interface SharedParked extends Parked {
+  /** The parked thread, if known. */
+  thread: GreenThread | undefined;
+  /**
+   * Reads the operation's outcome from the heap and settles its promise.
+   * Called once, on the owning worker, after the waker released the lock.
+   */
+  settle(member: PoolMember): void;
+}
+
+function noop(): void {}
+
+/** Options of {@linkcode PoolMember}. */
+export interface PoolMemberOptions {
+  /**
+   * Live threads of this worker's scheduler that are not part of the run
+   * (a worker's own main thread, which only keeps its scheduler going):
+   * the worker is idle when all the others are blocked.
+   *
+   * @default {0}
+   */
+  serviceThreads?: number;
+}
+
+/** What a worker does with what arrives; see `PoolMember.start`. */
+export interface PoolMemberHandlers {
+  /** Called (on a macrotask) when the run's activity drops to zero. */
+  onQuiet(): void;
+  /**
+   * Called with each message another worker posted to this one (see
+   * `post`), in order, when this worker drains its ring.
+   */
+  onMessage(message: number): void;
+}
+
+// How often to poll the doorbell before sleeping when this worker is idle:
+// about 20 µs, after which a hand-off costs a sleep and a wake (~55 µs).
+const IDLE_SPINS = 4000;
+
+/**
+ * One worker's view of a run that spans workers.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "../scheduler.ts";
+ * import { SharedHeap } from "./heap.ts";
+ * import { PoolMember } from "./pool_member.ts";
+ * import { createWakeRings } from "./wake_ring.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * createWakeRings(heap, 1);
+ * const scheduler = new Scheduler({ seed: 1, threadContext: false });
+ * const member = new PoolMember(heap, 0, scheduler);
+ * await scheduler.run(() => {
+ *   assertEquals(member.self, 0);
+ *   member.close();
+ * });
+ * ```
+ */
+export class PoolMember implements SharedActivity {
+  /** The run's shared heap. */
+  readonly heap: SharedHeap;
+  /** This worker's index; 0 is the main thread. */
+  readonly self: number;
+  /** This worker's scheduler. */
+  readonly scheduler: Scheduler;
+  readonly #run: RunState;
+  readonly #ring: WakeRing;
+  #onQuiet: () => void = noop;
+  #onMessage: (message: number) => void = noop;
+  readonly #service: number;
+  #parked: (SharedParked | undefined)[] = [];
+  #freeTokens: number[] = [];
+  // Wake-ups found while the lock is held, delivered once it is released.
+  #remote: number[] = [];
+  #local: number[] = [];
+  // Blobs and records to free the next time the lock is taken.
+  #dataToFree: number[] = [];
+  #controlToFree: number[] = [];
+  #watching = false;
+  #idleQueued = false;
+  #closed = false;
+  // A ref'd timer while parked operations wait here: a pending
+  // Atomics.waitAsync alone does not keep a Deno process alive.
+  #keepAlive: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * Joins `scheduler` to the run: its activity is counted in the heap from
+   * now on, and its thread ids come from the heap.
+   *
+   * @param heap The run's heap.
+   * @param self This worker's index.
+   * @param scheduler This worker's scheduler.
+   * @param options How many service threads the scheduler has.
+   */
+  constructor(
+    heap: SharedHeap,
+    self: number,
+    scheduler: Scheduler,
+    options: PoolMemberOptions = {},
+  ) {
+    this.heap = heap;
+    this.self = self;
+    this.scheduler = scheduler;
+    this.#run = runStateOf(scheduler);
+    this.#ring = new WakeRing(heap, self);
+    this.#service = options.serviceThreads ?? 0;
+    this.#run.share(this);
+  }
+
+  /**
+   * Starts taking wake-ups and messages from the ring.
+   *
+   * @param handlers What to do when the run goes quiet or a message comes.
+   */
+  start(handlers: PoolMemberHandlers): void {
+    this.#onQuiet = () => handlers.onQuiet();
+    this.#onMessage = (m) => handlers.onMessage(m);
+    this.#keepAlive = setInterval(noop, 2 ** 30);
+    this.#watch();
+  }
+
+  /** Stops watching the ring and lets the process exit. */
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#keepAlive);
+  }
+
+  // SharedActivity
+
+  /**
+   * Adds `delta` to the run's activity.
+   *
+   * @param delta The change.
+   */
+  changed(delta: number): void {
+    const before = Atomics.add(this.heap.i32, Global.Active, delta);
+    if (delta > 0 && before === 0) Atomics.add(this.heap.i32, Global.Epoch, 1);
+    if (before + delta === 0) setImmediate(this.#onQuiet);
+  }
+
+  /**
+   * The next thread id of the run.
+   *
+   * @returns A run-wide unique id.
+   */
+  nextThreadId(): number {
+    return Atomics.add(this.heap.i32, Global.NextThreadId, 1);
+  }
+
+  // The lock, with deferred frees and wake-ups delivered after release.
+
+  /** Takes the heap's lock. */
+  lock(): void {
+    this.heap.lock();
+    const data = this.#dataToFree;
+    if (data.length > 0) {
+      for (const off of data) this.heap.freeData(off);
+      data.length = 0;
+    }
+    const control = this.#controlToFree;
+    if (control.length > 0) {
+      for (const off of control) this.heap.freeControl(off);
+      control.length = 0;
+    }
+  }
+
+  /** Releases the lock, then rings remote doorbells and resumes local tokens. */
+  unlock(): void {
+    this.heap.unlock();
+    const remote = this.#remote;
+    if (remote.length > 0) {
+      for (const w of remote) WakeRing.ring(this.heap, w);
+      remote.length = 0;
+    }
+    const local = this.#local;
+    if (local.length > 0) {
+      // Resuming may park again and queue more: take this batch first.
+      this.#local = [];
+      for (const token of local) this.#resume(token);
+    }
+  }
+
+  /**
+   * Frees a data blob the next time the lock is taken (a receiver reads a
+   * blob after releasing the lock; nobody else holds it).
+   *
+   * @param off The blob.
+   */
+  freeDataLater(off: number): void {
+    this.#dataToFree.push(off);
+  }
+
+  /**
+   * Frees a control record the next time the lock is taken.
+   *
+   * @param off The record.
+   */
+  freeControlLater(off: number): void {
+    this.#controlToFree.push(off);
+  }
+
+  /**
+   * Wakes the operation `token` of `worker`, completed by the caller.
+   * Precondition: the lock is held.
+   *
+   * @param worker The owning worker.
+   * @param token Its token there.
+   */
+  wake(worker: number, token: number): void {
+    // The woken thread is active from now on; see the top of this file.
+    this.changed(1);
+    if (worker === this.self) {
+      this.#local.push(token);
+    } else {
+      WakeRing.push(this.heap, worker, token);
+      if (!this.#remote.includes(worker)) this.#remote.push(worker);
+    }
+  }
+
+  /**
+   * Posts `message` (a non-negative number, meaning what the runtime
+   * makes it mean) to `worker`, behind the wake-ups already queued there.
+   * Precondition: the lock is held.
+   *
+   * @param worker The receiving worker.
+   * @param message The message.
+   */
+  post(worker: number, message: number): void {
+    WakeRing.push(this.heap, worker, -1 - message);
+    if (!this.#remote.includes(worker)) this.#remote.push(worker);
+  }
+
+  /**
+   * Registers a parked operation and counts its thread as blocked.
+   * Precondition: the lock is held.
+   *
+   * @param parked The operation.
+   * @param reason The wait reason for dumps.
+   * @returns Its token.
+   */
+  park(parked: SharedParked, reason: WaitReason): number {
+    const token = this.#freeTokens.pop() ?? this.#parked.length;
+    this.#parked[token] = parked;
+    const thread = parked.thread;
+    if (thread !== undefined) {
+      blockThread(thread, reason, parked);
+      // Nothing else can run here until a wake: poll for one before the
+      // event loop would put this worker to sleep.
+      const run = this.#run;
+      if (run.blocked + this.#service === run.live && !this.#idleQueued) {
+        this.#idleQueued = true;
+        queueMicrotask(() => this.#idle());
+      }
+    }
+    return token;
+  }
+
+  // Resumes one local token: the thread is runnable again (it was counted
+  // active by the waker already, so take that count back before
+  // unblockThread counts it), then the operation settles.
+  #resume(token: number): void {
+    const parked = this.#parked[token]!;
+    this.#parked[token] = undefined;
+    this.#freeTokens.push(token);
+    this.changed(-1);
+    const thread = parked.thread;
+    if (thread !== undefined) {
+      if (runOf(thread).ended) return;
+      if (parkedOf(thread) === parked) unblockThread(thread, parked);
+    }
+    parked.settle(this);
+  }
+
+  #drain(): void {
+    for (const token of this.#ring.drain()) {
+      if (token >= 0) this.#resume(token);
+      else this.#onMessage(-1 - token);
+    }
+  }
+
+  // Keeps one Atomics.waitAsync on the doorbell armed for the whole run.
+  #watch(): void {
+    if (this.#closed || this.#watching) return;
+    this.#watching = true;
+    const seen = this.#ring.doorbell();
+    if (this.#ring.pending()) {
+      this.#watching = false;
+      this.#drain();
+      return queueMicrotask(() => this.#watch());
+    }
+    const waiting = this.#ring.wait(seen);
+    const next = () => {
+      this.#watching = false;
+      if (this.#closed) return;
+      this.#drain();
+      this.#watch();
+    };
+    if (waiting === undefined) queueMicrotask(next);
+    else waiting.then(next);
+  }
+
+  // Every local thread is blocked: poll the doorbell for a while, so that a
+  // hand-off from a busy worker costs microseconds, not a sleep.
+  #idle(): void {
+    this.#idleQueued = false;
+    const run = this.#run;
+    if (this.#closed || run.ended) return;
+    if (run.blocked + this.#service !== run.live) return;
+    const seen = this.#ring.doorbell();
+    if (this.#ring.pending() || this.#ring.spin(seen, IDLE_SPINS)) {
+      this.#drain();
+    }
+  }
+}

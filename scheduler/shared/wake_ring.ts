@@ -1,0 +1,212 @@
+// Each worker's wake ring: the tokens of its parked operations that other
+// workers have completed, and a doorbell that says new ones arrived.
+//
+// A waker pushes the token with the lock held (the ring lives in the shared
+// heap like every shared object), and rings the doorbell after releasing
+// the lock. The owner drains the ring when the doorbell changes.
+//
+// The doorbell protocol cannot lose a wake-up: the owner reads the doorbell
+// before it looks at the ring and then waits only while the doorbell still
+// has the value it read (Atomics.waitAsync compares first); the waker
+// pushes before it increments the doorbell. `sleeping` only saves a notify
+// when the owner is awake.
+//
+// Invariants (lock held):
+//   0 <= tail - head <= cap; slots[(head .. tail-1) % cap] are the tokens,
+//   oldest first. The ring doubles when full, so a push never fails.
+
+import { Global, type SharedHeap } from "./heap.ts";
+
+// Words of a worker's entry in the worker table.
+const DOORBELL = 0;
+const SLEEPING = 1;
+const HEAD = 2;
+const TAIL = 3;
+const CAP = 4;
+const SLOTS = 5;
+const ENTRY_WORDS = 8;
+const INITIAL_CAP = 256;
+
+/**
+ * Makes the worker table of a run: one wake ring per worker. Precondition:
+ * the lock is held (or no other worker has the heap yet).
+ *
+ * @param heap The run's heap.
+ * @param workers How many workers the run has.
+ *
+ * @example Usage
+ * ```ts
+ * import { SharedHeap } from "./heap.ts";
+ * import { createWakeRings, WakeRing } from "./wake_ring.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * createWakeRings(heap, 2);
+ * const ring = new WakeRing(heap, 1);
+ * heap.lock();
+ * WakeRing.push(heap, 1, 42);
+ * heap.unlock();
+ * assertEquals(ring.drain(), [42]);
+ * ```
+ */
+export function createWakeRings(heap: SharedHeap, workers: number): void {
+  const table = heap.allocControl(workers * ENTRY_WORDS * 4);
+  heap.i32[Global.Workers] = table;
+  for (let w = 0; w < workers; w++) {
+    const e = (table >> 2) + w * ENTRY_WORDS;
+    heap.i32[e + CAP] = INITIAL_CAP;
+    heap.i32[e + SLOTS] = heap.allocControl(INITIAL_CAP * 4);
+  }
+}
+
+function entryOf(heap: SharedHeap, worker: number): number {
+  return (heap.i32[Global.Workers] >> 2) + worker * ENTRY_WORDS;
+}
+
+/**
+ * One worker's wake ring, seen from that worker (the consumer); pushing
+ * and ringing are static, as any worker does them.
+ */
+export class WakeRing {
+  readonly #heap: SharedHeap;
+  readonly #entry: number;
+
+  /**
+   * The ring of `worker`.
+   *
+   * @param heap The run's heap.
+   * @param worker The owning worker.
+   */
+  constructor(heap: SharedHeap, worker: number) {
+    this.#heap = heap;
+    this.#entry = entryOf(heap, worker);
+  }
+
+  /**
+   * Queues `token` on `worker`'s ring. Precondition: the lock is held; ring
+   * the doorbell after releasing it.
+   *
+   * @param heap The run's heap.
+   * @param worker The worker whose operation completed.
+   * @param token The operation's token on that worker.
+   */
+  static push(heap: SharedHeap, worker: number, token: number): void {
+    const e = entryOf(heap, worker);
+    let i32 = heap.i32;
+    const head = i32[e + HEAD];
+    const tail = i32[e + TAIL];
+    let cap = i32[e + CAP];
+    if (tail - head === cap) {
+      // Full: copy the tokens, oldest first, into a ring twice the size.
+      const old = i32[e + SLOTS] >> 2;
+      const slots = heap.allocControl(cap * 8);
+      i32 = heap.i32;
+      for (let i = 0; i < cap; i++) {
+        i32[(slots >> 2) + i] = i32[old + ((head + i) % cap)];
+      }
+      heap.freeControl(old << 2);
+      i32[e + SLOTS] = slots;
+      i32[e + HEAD] = 0;
+      i32[e + TAIL] = cap;
+      cap *= 2;
+      i32[e + CAP] = cap;
+      return WakeRing.push(heap, worker, token);
+    }
+    i32[(i32[e + SLOTS] >> 2) + (tail % cap)] = token;
+    Atomics.store(i32, e + TAIL, tail + 1);
+  }
+
+  /**
+   * Tells `worker` that its ring has news. Call without the lock.
+   *
+   * @param heap The run's heap.
+   * @param worker The worker to wake.
+   */
+  static ring(heap: SharedHeap, worker: number): void {
+    const e = entryOf(heap, worker);
+    Atomics.add(heap.i32, e + DOORBELL, 1);
+    if (Atomics.load(heap.i32, e + SLEEPING) !== 0) {
+      Atomics.notify(heap.i32, e + DOORBELL);
+    }
+  }
+
+  /**
+   * The doorbell's current value, to wait on.
+   *
+   * @returns The value.
+   */
+  doorbell(): number {
+    return Atomics.load(this.#heap.i32, this.#entry + DOORBELL);
+  }
+
+  /**
+   * Whether the ring holds tokens (read without the lock: a hint).
+   *
+   * @returns True if a drain would find tokens.
+   */
+  pending(): boolean {
+    const i32 = this.#heap.i32;
+    return Atomics.load(i32, this.#entry + HEAD) !==
+      Atomics.load(i32, this.#entry + TAIL);
+  }
+
+  /**
+   * Takes every queued token, oldest first. Takes the lock itself.
+   *
+   * @returns The tokens.
+   */
+  drain(): number[] {
+    const heap = this.#heap;
+    const e = this.#entry;
+    heap.lock();
+    const i32 = heap.i32;
+    const head = i32[e + HEAD];
+    const tail = i32[e + TAIL];
+    const cap = i32[e + CAP];
+    const slots = i32[e + SLOTS] >> 2;
+    const tokens: number[] = new Array(tail - head);
+    for (let i = head; i < tail; i++) tokens[i - head] = i32[slots + (i % cap)];
+    i32[e + HEAD] = 0;
+    i32[e + TAIL] = 0;
+    heap.unlock();
+    return tokens;
+  }
+
+  /**
+   * Polls the doorbell up to `spins` times: a wake often comes within
+   * microseconds when the other side is busy, sooner than a sleep ends.
+   *
+   * @param seen A doorbell value read before checking the ring.
+   * @param spins How many times to poll.
+   * @returns True if the doorbell changed.
+   */
+  spin(seen: number, spins: number): boolean {
+    const i32 = this.#heap.i32;
+    const bell = this.#entry + DOORBELL;
+    for (let i = 0; i < spins; i++) {
+      if (Atomics.load(i32, bell) !== seen) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Sleeps with Atomics.waitAsync until the doorbell differs from `seen`.
+   *
+   * @param seen A doorbell value read before checking the ring.
+   * @returns `undefined` if it differs already, else a promise that
+   * fulfils when it changes.
+   */
+  wait(seen: number): Promise<void> | undefined {
+    const i32 = this.#heap.i32;
+    const bell = this.#entry + DOORBELL;
+    Atomics.store(i32, this.#entry + SLEEPING, 1);
+    const result = Atomics.waitAsync(i32, bell, seen);
+    if (!result.async) {
+      Atomics.store(i32, this.#entry + SLEEPING, 0);
+      return undefined;
+    }
+    return result.value.then(() => {
+      Atomics.store(i32, this.#entry + SLEEPING, 0);
+    });
+  }
+}

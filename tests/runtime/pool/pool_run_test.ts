@@ -1,0 +1,194 @@
+// Programs on a pool of two workers: placement that really moves threads
+// (and never moves pinned ones), shared channels and arrays, one print
+// order, Go's doubleselect across workers, and a dying worker.
+
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
+import {
+  arrayToTensor,
+  arrayWrite,
+  createArray,
+  elementwiseAdd,
+  Executor,
+  fillConstant,
+  forRange,
+  go,
+  increment,
+  makeChannel,
+  parallelFor,
+  print,
+  recv,
+  select,
+  send,
+  uniformRandom,
+} from "../../../mod.ts";
+import { Deadlock, Panic } from "../../../scheduler/mod.ts";
+import { int64 } from "../../_helpers/int64.ts";
+import { locationOf } from "../../_helpers/location_of.ts";
+import { buildProgram } from "../../_helpers/run_program.ts";
+import { within } from "../../_helpers/within.ts";
+
+async function runOn(
+  workers: number,
+  program: ReturnType<typeof buildProgram>[0],
+): Promise<string[]> {
+  const lines: string[] = [];
+  await new Executor({ workers, print: (l) => lines.push(l) }).run(program);
+  return lines;
+}
+
+Deno.test("Executor with workers runs a movable go on another worker, a pinned one never", async () => {
+  const [program] = buildProgram(() => {
+    const never = makeChannel({ dtype: "int64" });
+    const x = int64(0);
+    go(() => {
+      recv(never); // movable: reads nothing it could miss
+    });
+    go(() => {
+      increment(x); // pinned by x: written by the block
+      recv(never);
+    });
+    recv(never);
+  });
+  const deadlock: Deadlock = await assertRejects(
+    () => new Executor({ workers: 2 }).run(program),
+    Deadlock,
+  );
+  const workerOf = (nth: number) =>
+    deadlock.threads.find((t) =>
+      t.createdAt === locationOf(program, 0, "go", nth)
+    )?.worker;
+  assertEquals(workerOf(0), 1);
+  assertEquals(workerOf(1), 0);
+  assertStringIncludes(deadlock.dump, "on worker 1");
+});
+
+Deno.test("Executor with workers spreads parallel_for iterations over the workers", async () => {
+  const [program] = buildProgram(() => {
+    const never = makeChannel({ dtype: "int64" });
+    parallelFor(4, () => {
+      recv(never);
+    });
+  });
+  const deadlock: Deadlock = await assertRejects(
+    () => new Executor({ workers: 2 }).run(program),
+    Deadlock,
+  );
+  const iterations = deadlock.threads.filter((t) =>
+    t.waitReason === "chan receive"
+  );
+  assertEquals(iterations.map((t) => t.worker).sort(), [0, 0, 1, 1]);
+});
+
+Deno.test("Executor with workers prints in happens-before order", async () => {
+  // Each goroutine prints, then sends; main prints after receiving. Every
+  // goroutine's line must come before main's line about it.
+  const [program] = buildProgram(() => {
+    const done = makeChannel({ dtype: "int64" });
+    forRange(8, (i) => {
+      go(() => {
+        print(i, { message: "worker line" });
+        send(done, i);
+      }, { args: [i] });
+    });
+    forRange(8, () => {
+      print(recv(done), { message: "main got" });
+    });
+  });
+  const lines = await runOn(2, program);
+  assertEquals(lines.length, 16);
+  for (const line of lines.filter((l) => l.startsWith("main got"))) {
+    const i = line.split(" ")[2];
+    assert(
+      lines.indexOf(`worker line ${i}`) < lines.indexOf(line),
+      `"${line}" before its goroutine's line`,
+    );
+  }
+});
+
+Deno.test("Executor with workers gives each thread the random stream it has on one worker", async () => {
+  const [program] = buildProgram(() => {
+    const out = createArray({ dtype: "float32" });
+    parallelFor(6, (index) => {
+      arrayWrite(uniformRandom({ shape: [2] }), index, out);
+    });
+    print(arrayToTensor(out));
+  });
+  assertEquals(await runOn(2, program), await runOn(1, program));
+});
+
+Deno.test("Executor with workers never fires two cases of one select (doubleselect)", async () => {
+  // After Go's test/chan/doubleselect.go: senders on both workers offer
+  // each value on either of two channels; every value must arrive once.
+  const n = 200;
+  const [program] = buildProgram(() => {
+    const c1 = makeChannel({ dtype: "int64" });
+    const c2 = makeChannel({ dtype: "int64" });
+    for (let s = 0; s < 2; s++) {
+      go(() => {
+        forRange(n, (i) => {
+          const v = elementwiseAdd(i, int64(1));
+          select((sel) => {
+            sel.send(c1, v);
+            sel.send(c2, v);
+          });
+        });
+      });
+    }
+    const total = int64(0);
+    forRange(2 * n, () => {
+      select((sel) => {
+        sel.recv(c1, (v) => elementwiseAdd(total, v, { out: total }));
+        sel.recv(c2, (v) => elementwiseAdd(total, v, { out: total }));
+      });
+    });
+    print(total, { message: "total" });
+    // Nothing more arrives: a value sent twice would be here.
+    select((sel) => {
+      sel.recv(c1, () => print(int64(1), { message: "extra" }));
+      sel.recv(c2, () => print(int64(2), { message: "extra" }));
+      sel.default(() => print(int64(0), { message: "none left" }));
+    });
+  });
+  const lines = await within(20_000, runOn(2, program));
+  assertEquals(lines, [`total ${n * (n + 1)}`, "none left 0"]);
+});
+
+Deno.test("Executor with workers fails the run within a second when a worker dies", async () => {
+  const [program] = buildProgram(() => {
+    const never = makeChannel({ dtype: "int64" });
+    const sum = fillConstant({ shape: [1], dtype: "int64", value: 0 });
+    go(() => {
+      recv(never);
+    });
+    // Main keeps busy, so that no deadlock ends the run first.
+    forRange(1e9, (i) => elementwiseAdd(sum, i, { out: sum }));
+  });
+  const started = performance.now();
+  const panic: Panic = await assertRejects(
+    () =>
+      new Executor({
+        workers: 2,
+        onPool: (pool) => setTimeout(() => pool.kill(1), 100),
+      }).run(program),
+    Panic,
+  );
+  assertEquals(panic.message, "worker 1 died: terminated");
+  assert(performance.now() - started < 1100, "failed within a second");
+});
+
+Deno.test("Executor rejects a workers count that is not an integer from 1 to 256", () => {
+  for (const workers of [0, 1.5, 257, -1]) {
+    let threw = false;
+    try {
+      new Executor({ workers });
+    } catch (e) {
+      threw = e instanceof RangeError;
+    }
+    assert(threw, `workers: ${workers}`);
+  }
+});
