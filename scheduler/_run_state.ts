@@ -58,6 +58,8 @@ export class RunState {
   ended = false;
   /** Set when the run spans workers; see the invariants. */
   shared: SharedActivity | undefined = undefined;
+  /** Runs at the end of each time slice, before the host event loop. */
+  onSlice: (() => void) | undefined = undefined;
   /** True while a deadlock check is queued, or forever when no run can fail. */
   checkQueued = true;
   /** Reports a deadlock; set while a run is in progress. */

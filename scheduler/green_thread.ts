@@ -409,7 +409,6 @@ export class GreenThread {
       const run = thread.#run;
       const s = thread.#status;
       if (s !== "runnable" && s !== "done") run.blocked--;
-      else if (s === "runnable") run.shared?.changed(-1);
       const prev = thread.#prevLive;
       const next = thread.#nextLive;
       if (prev === undefined) run.liveHead = next;
@@ -420,6 +419,9 @@ export class GreenThread {
       run.live--;
       thread.#status = "done";
       thread.#parked = undefined;
+      // Counted once the thread is off the list, so that the worker sees
+      // what is left when it asks whether anything can still run.
+      if (s === "runnable") run.shared?.changed(-1);
       const end = thread.#end;
       if (end === undefined || end instanceof Panic) {
         thread.#end = panic;

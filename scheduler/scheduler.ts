@@ -419,6 +419,7 @@ export class Scheduler {
     if (this.#yield !== undefined) return this.#yield;
     if (this.#run.ended) return new Promise(noop);
     this.#budget = CALLS_PER_CLOCK_READ;
+    this.#run.onSlice?.();
     const now = performance.now();
     if (now - this.#sliceStart < SLICE_MS) return undefined;
     // Leave #budget at 0 so that every caller joins this yield until the

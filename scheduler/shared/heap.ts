@@ -155,7 +155,7 @@ export class SharedHeap {
   lock(): void {
     const i32 = this.i32;
     if (Atomics.compareExchange(i32, Global.Lock, 0, 1) === 0) return;
-    for (let spin = 0; spin < 200; spin++) {
+    for (let spin = 0; spin < 1000; spin++) {
       if (
         Atomics.load(i32, Global.Lock) === 0 &&
         Atomics.compareExchange(i32, Global.Lock, 0, 1) === 0

@@ -144,6 +144,7 @@ export class PoolMember implements SharedActivity {
     this.#ring = new WakeRing(heap, self);
     this.#service = options.serviceThreads ?? 0;
     this.#run.share(this);
+    this.#run.onSlice = () => this.#poll();
   }
 
   /**
@@ -156,6 +157,7 @@ export class PoolMember implements SharedActivity {
     this.#onMessage = (m) => handlers.onMessage(m);
     this.#keepAlive = setInterval(noop, 2 ** 30);
     this.#watch();
+    this.#drain(); // marks the ring asleep if nothing can run yet
   }
 
   /** Stops watching the ring and lets the process exit. */
@@ -172,6 +174,16 @@ export class PoolMember implements SharedActivity {
    * @param delta The change.
    */
   changed(delta: number): void {
+    this.#count(delta);
+    // A park, an exit or the end of pending work may leave nothing to run
+    // here: then poll for wake-ups, and sleep marked (see #drain).
+    if (delta < 0 && !this.#idleQueued && this.#isIdle()) {
+      this.#idleQueued = true;
+      queueMicrotask(() => this.#idle());
+    }
+  }
+
+  #count(delta: number): void {
     const before = Atomics.add(this.heap.i32, Global.Active, delta);
     if (delta > 0 && before === 0) Atomics.add(this.heap.i32, Global.Epoch, 1);
     if (before + delta === 0) setImmediate(this.#onQuiet);
@@ -280,17 +292,7 @@ export class PoolMember implements SharedActivity {
   park(parked: SharedParked, reason: WaitReason): number {
     const token = this.#freeTokens.pop() ?? this.#parked.length;
     this.#parked[token] = parked;
-    const thread = parked.thread;
-    if (thread !== undefined) {
-      blockThread(thread, reason, parked);
-      // Nothing else can run here until a wake: poll for one before the
-      // event loop would put this worker to sleep.
-      const run = this.#run;
-      if (run.blocked + this.#service === run.live && !this.#idleQueued) {
-        this.#idleQueued = true;
-        queueMicrotask(() => this.#idle());
-      }
-    }
+    if (parked.thread !== undefined) blockThread(parked.thread, reason, parked);
     return token;
   }
 
@@ -301,7 +303,7 @@ export class PoolMember implements SharedActivity {
     const parked = this.#parked[token]!;
     this.#parked[token] = undefined;
     this.#freeTokens.push(token);
-    this.changed(-1);
+    this.#count(-1);
     const thread = parked.thread;
     if (thread !== undefined) {
       if (runOf(thread).ended) return;
@@ -310,11 +312,36 @@ export class PoolMember implements SharedActivity {
     parked.settle(this);
   }
 
+  // Takes every token on the ring; then, if nothing here can run, marks
+  // the ring asleep so that the next waker notifies (a waker stores the
+  // tail before it reads the mark, this worker sets the mark before it
+  // reads the tail: one of them sees the other).
   #drain(): void {
     for (const token of this.#ring.drain()) {
       if (token >= 0) this.#resume(token);
       else this.#onMessage(-1 - token);
     }
+    if (!this.#isIdle()) return this.#ring.sleep(false);
+    this.#ring.sleep(true);
+    if (this.#ring.pending()) this.#drain();
+  }
+
+  /**
+   * Whether a thread that is about to park would leave this worker with
+   * nothing to run: then it may as well poll a while for the state it
+   * waits for, which another worker may make within microseconds.
+   *
+   * @returns True if no other thread here is runnable.
+   */
+  aloneHere(): boolean {
+    const run = this.#run;
+    return run.blocked + this.#service + 1 === run.live;
+  }
+
+  #isIdle(): boolean {
+    const run = this.#run;
+    return !this.#closed && !run.ended &&
+      run.blocked + this.#service === run.live;
   }
 
   // Keeps one Atomics.waitAsync on the doorbell armed for the whole run.
@@ -342,12 +369,15 @@ export class PoolMember implements SharedActivity {
   // hand-off from a busy worker costs microseconds, not a sleep.
   #idle(): void {
     this.#idleQueued = false;
-    const run = this.#run;
-    if (this.#closed || run.ended) return;
-    if (run.blocked + this.#service !== run.live) return;
+    if (!this.#isIdle()) return;
     const seen = this.#ring.doorbell();
-    if (this.#ring.pending() || this.#ring.spin(seen, IDLE_SPINS)) {
-      this.#drain();
-    }
+    if (!this.#ring.pending()) this.#ring.spin(seen, IDLE_SPINS);
+    this.#drain();
+  }
+
+  // A busy worker is never idle, and nobody notifies it: it takes its
+  // wake-ups at the end of each time slice.
+  #poll(): void {
+    if (!this.#closed && this.#ring.pending()) this.#drain();
   }
 }

@@ -27,6 +27,8 @@ const SLOTS = 5;
 const ENTRY_WORDS = 8;
 const INITIAL_CAP = 256;
 
+function noop(): void {}
+
 /**
  * Makes the worker table of a run: one wake ring per worker. Precondition:
  * the lock is held (or no other worker has the heap yet).
@@ -190,23 +192,29 @@ export class WakeRing {
   }
 
   /**
-   * Sleeps with Atomics.waitAsync until the doorbell differs from `seen`.
+   * Waits with Atomics.waitAsync until the doorbell differs from `seen`.
+   * Wakers notify only a ring marked asleep (`sleep(true)`): a busy or
+   * spinning owner sees the doorbell itself.
    *
    * @param seen A doorbell value read before checking the ring.
    * @returns `undefined` if it differs already, else a promise that
    * fulfils when it changes.
    */
   wait(seen: number): Promise<void> | undefined {
-    const i32 = this.#heap.i32;
-    const bell = this.#entry + DOORBELL;
-    Atomics.store(i32, this.#entry + SLEEPING, 1);
-    const result = Atomics.waitAsync(i32, bell, seen);
-    if (!result.async) {
-      Atomics.store(i32, this.#entry + SLEEPING, 0);
-      return undefined;
-    }
-    return result.value.then(() => {
-      Atomics.store(i32, this.#entry + SLEEPING, 0);
-    });
+    const result = Atomics.waitAsync(
+      this.#heap.i32,
+      this.#entry + DOORBELL,
+      seen,
+    );
+    return result.async ? result.value.then(noop) : undefined;
+  }
+
+  /**
+   * Marks the owner asleep (wakers then notify) or awake.
+   *
+   * @param asleep Whether the owner is about to sleep.
+   */
+  sleep(asleep: boolean): void {
+    Atomics.store(this.#heap.i32, this.#entry + SLEEPING, asleep ? 1 : 0);
   }
 }
