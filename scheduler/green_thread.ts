@@ -23,7 +23,7 @@
 //   operation it parked last, even while it awaits something else (hold()
 //   covers such a wait); an earlier operation completing does not make it
 //   runnable, and none is counted after the thread is done.
-//   #key names the thread's random stream: 0 for the main thread, else a
+//   The key names the thread's random stream: 0 for the main thread, else a
 //   hash of its parent's key and its place among the parent's children
 //   (of its id when spawned without a parent), so that what a thread draws
 //   depends on the seed and the thread's lineage, not on which worker or
@@ -203,11 +203,10 @@ export class GreenThread {
   // How the thread ends: the resolvers of `done` once asked for (they keep
   // the panic once it ends), else the panic that ended it, if any.
   #end: DoneRecord | Panic | undefined = undefined;
-  // The random stream's number, the children spawned with this thread as
-  // parent, and the stream once drawn from.
-  #key: number;
-  #children = 0;
-  #random: Random | undefined = undefined;
+  // The random stream's key; or, once the thread has spawned a child or
+  // drawn a number, a Lineage record with the key. Most threads never do,
+  // and a million parked threads must stay small.
+  #lineage: number | Lineage;
 
   private constructor(
     run: RunState,
@@ -218,7 +217,7 @@ export class GreenThread {
     this.#run = run;
     this.id = id;
     this.#origin = origin;
-    this.#key = typeof parent === "number"
+    this.#lineage = typeof parent === "number"
       ? parent
       : parent !== undefined
       ? parent.reserveChildKey()
@@ -247,7 +246,8 @@ export class GreenThread {
    * ```
    */
   reserveChildKey(): number {
-    return childKey(this.#key, ++this.#children);
+    const lineage = this.#lineageRecord();
+    return childKey(lineage.key, ++lineage.children);
   }
 
   /**
@@ -277,9 +277,16 @@ export class GreenThread {
    * ```
    */
   get random(): Random {
-    return this.#random ??= this.#key === 0
+    const lineage = this.#lineageRecord();
+    return lineage.random ??= lineage.key === 0
       ? this.#run.random
-      : new Random(this.#run.random.seed, this.#key);
+      : new Random(this.#run.random.seed, lineage.key);
+  }
+
+  #lineageRecord(): Lineage {
+    const l = this.#lineage;
+    if (typeof l !== "number") return l;
+    return this.#lineage = { key: l, children: 0, random: undefined };
   }
 
   /**
@@ -434,6 +441,13 @@ export class GreenThread {
     };
     parkedOf = (thread) => thread.#parked;
   }
+}
+
+// A thread's random stream and the children it has spawned.
+interface Lineage {
+  readonly key: number;
+  children: number;
+  random: Random | undefined;
 }
 
 // The key threads spawned without a parent derive theirs from, with their id.
