@@ -203,9 +203,13 @@ Deno.test("select() parked on two channels leaves no waiter on the one not taken
       s.recv(b, (v) => print(v, { message: "b" }));
     });
     // A stale waiter on b would take this send and strand the receiver.
-    go(() => print(recv(b), { message: "receiver got" }));
+    const done = makeChannel({ dtype: "int64" });
+    go(() => {
+      print(recv(b), { message: "receiver got" });
+      send(done, int64(0));
+    });
     send(b, int64(7));
-    sleep(1);
+    recv(done);
   });
   assertEquals(lines, ["a 1", "receiver got 7"]);
 });
@@ -280,9 +284,11 @@ Deno.test("select() parked on two sends leaves no waiter on the one not taken", 
   const lines = await printedBy(() => {
     const a = makeChannel({ dtype: "int64" });
     const b = makeChannel({ dtype: "int64" });
+    const done = makeChannel({ dtype: "int64" });
     go(() => {
       sleep(1);
       print(recv(a), { message: "a got" });
+      send(done, int64(0));
     });
     select((s) => {
       s.send(a, int64(1));
@@ -293,7 +299,7 @@ Deno.test("select() parked on two sends leaves no waiter on the one not taken", 
       s.recv(b, (v) => print(v, { message: "stale" }));
       s.default(() => say("nothing on b"));
     });
-    sleep(1);
+    recv(done);
   });
   assertEquals(lines.sort(), ["a got 1", "nothing on b 0"]);
 });

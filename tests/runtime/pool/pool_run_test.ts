@@ -11,6 +11,7 @@ import {
 import {
   arrayToTensor,
   arrayWrite,
+  closeChannel,
   createArray,
   elementwiseAdd,
   Executor,
@@ -191,4 +192,57 @@ Deno.test("Executor rejects a workers count that is not an integer from 1 to 256
     }
     assert(threw, `workers: ${workers}`);
   }
+});
+
+Deno.test("Executor with workers ends every worker when the signal aborts", async () => {
+  const [program] = buildProgram(() => {
+    const never = makeChannel({ dtype: "int64" });
+    go(() => {
+      // Busy forever on the other worker.
+      const sum = fillConstant({ shape: [1], dtype: "int64", value: 0 });
+      forRange(1e9, (i) => elementwiseAdd(sum, i, { out: sum }));
+    });
+    recv(never);
+  });
+  let stopped = false;
+  const started = performance.now();
+  await assertRejects(
+    () =>
+      new Executor({
+        workers: 2,
+        onPool: (pool) => {
+          const stop = pool.stop.bind(pool);
+          pool.stop = () => {
+            stopped = true;
+            stop();
+          };
+        },
+      }).run(program, { signal: AbortSignal.timeout(200) }),
+    DOMException,
+    "timeout",
+  );
+  assert(stopped, "the pool was stopped");
+  assert(performance.now() - started < 2000, "ended promptly");
+});
+
+Deno.test("Executor with workers reports a remote goroutine's panic with its worker", async () => {
+  const [program] = buildProgram(() => {
+    const never = makeChannel({ dtype: "int64" });
+    const twice = makeChannel({ dtype: "int64" });
+    go(() => {
+      recv(never);
+    });
+    go(() => {
+      closeChannel(twice);
+      closeChannel(twice);
+    });
+    recv(never);
+  });
+  const panic: Panic = await assertRejects(
+    () => new Executor({ workers: 2 }).run(program),
+    Panic,
+  );
+  assertEquals(panic.message, "close of closed channel");
+  assertEquals(panic.where, "block 2 op 1 channel_close");
+  assertStringIncludes(panic.dump, "goroutine 1 [chan receive]");
 });
