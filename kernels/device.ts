@@ -177,8 +177,37 @@ export interface ReduceKernelOptions {
   readonly reduceAll?: boolean;
 }
 
+/**
+ * Computes a large float32 product C = alpha · A · B of row-major
+ * matrices into `out` (the WASM kernel on one thread by default; a runtime
+ * with several workers passes one that splits the rows among them).
+ */
+export type Float32Gemm = (
+  a: {
+    readonly data: Float32Array;
+    readonly rows: number;
+    readonly cols: number;
+  },
+  b: {
+    readonly data: Float32Array;
+    readonly rows: number;
+    readonly cols: number;
+  },
+  options: { readonly out: Float32Array; readonly alpha: number },
+) => void;
+
+/** Options of {@linkcode Kernels.mul2d}. */
+export interface Mul2dKernelOptions {
+  /**
+   * Computes the large float32 products.
+   *
+   * @default {the WASM SIMD kernel, one thread}
+   */
+  readonly gemmFloat32?: Float32Gemm;
+}
+
 /** Options of {@linkcode Kernels.matmul}. */
-export interface MatmulKernelOptions {
+export interface MatmulKernelOptions extends Mul2dKernelOptions {
   /**
    * Use X with its last two dims swapped.
    *
@@ -259,6 +288,7 @@ export interface Kernels {
     y: Tensor,
     xNumColDims?: number,
     yNumColDims?: number,
+    options?: Mul2dKernelOptions,
   ) => Tensor;
   /** Batched matrix product with broadcast batch dims. */
   readonly matmul: (

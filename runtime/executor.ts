@@ -176,7 +176,7 @@ export class Executor {
     // No async context per green thread: every op names its thread from its
     // ThreadContext, and a million parked threads fit in 1 GiB.
     const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
-    if (this.#workers > 1 && hasMovableBlock(desc)) {
+    if (this.#workers > 1 && wantsPool(desc)) {
       await this.#runPooled(prepared, scheduler, scope, options.signal);
     } else {
       const services: RunServices = {
@@ -208,7 +208,7 @@ export class Executor {
     const pool = new PoolRun(member, this.#workers, prepared, this.#print);
     const services: RunServices = {
       scheduler,
-      device: this.#device,
+      device: pool.device(this.#device),
       seed: this.#seed,
       print: (line) => pool.print(line),
       pool,
@@ -276,10 +276,13 @@ function sortedDump(dump: string): string {
   return dump.split("\n\n").sort((a, b) => id(a) - id(b)).join("\n\n");
 }
 
-// Whether a pool could help: some go or parallel_for block may move.
-function hasMovableBlock(desc: ProgramDesc): boolean {
+// Whether a pool could help: some go or parallel_for block may move, or a
+// matrix product may be large enough to split.
+function wantsPool(desc: ProgramDesc): boolean {
   for (const b of placeProgram(desc).blocks.values()) {
     if (b.movable) return true;
   }
-  return false;
+  return desc.blocks.some((b) =>
+    b.ops.some((op) => op.type === "matmul" || op.type === "mul")
+  );
 }

@@ -19,7 +19,11 @@ import {
   promoteTypes,
   type TypedArray,
 } from "../dtype.ts";
-import type { MatmulKernelOptions } from "../device.ts";
+import type {
+  Float32Gemm,
+  MatmulKernelOptions,
+  Mul2dKernelOptions,
+} from "../device.ts";
 import { Tensor } from "../tensor.ts";
 import { rowOffsets } from "./_copy.ts";
 import { cast } from "./cast.ts";
@@ -42,6 +46,7 @@ const WASM_MIN_WORK = 16 ** 3;
  * @param y The right operand.
  * @param xNumColDims How many leading dims of X form the rows.
  * @param yNumColDims How many leading dims of Y form the rows.
+ * @param options Who computes large float32 products.
  * @returns The product.
  * @throws {RangeError} If a num_col_dims is out of `[1, rank)` or the inner
  * sizes differ.
@@ -62,6 +67,7 @@ export function mul2d(
   y: Tensor,
   xNumColDims = 1,
   yNumColDims = 1,
+  options: Mul2dKernelOptions = {},
 ): Tensor {
   for (const [t, n] of [[x, xNumColDims], [y, yNumColDims]] as const) {
     if (!Number.isInteger(n) || n < 1 || n >= t.shape.length) {
@@ -83,7 +89,13 @@ export function mul2d(
   }
   const dtype = productDType(x, y, "mul");
   const data = allocate(dtype, m * n);
-  gemm(dtype, [cast(x, dtype).data, cast(y, dtype).data, data], [m, k, n], 1);
+  gemm(
+    dtype,
+    [cast(x, dtype).data, cast(y, dtype).data, data],
+    [m, k, n],
+    1,
+    options.gemmFloat32,
+  );
   const shape = [
     ...x.shape.slice(0, xNumColDims),
     ...y.shape.slice(yNumColDims),
@@ -150,7 +162,7 @@ export function matmul(
       b.data.subarray(bStarts[i], bStarts[i] + k * n),
       data.subarray(i * m * n, (i + 1) * m * n),
     ];
-    gemm(dtype, matrices, [m, k, n], options.alpha ?? 1);
+    gemm(dtype, matrices, [m, k, n], options.alpha ?? 1, options.gemmFloat32);
   }
   const shape = [...batch];
   if (x.shape.length > 1) shape.push(m);
@@ -211,9 +223,10 @@ function gemm(
   [a, b, out]: readonly TypedArray[],
   [m, k, n]: readonly number[],
   alpha: number,
+  gemmFloat32: Float32Gemm = matmulFloat32,
 ): void {
   if (dtype === "float32" && m * n * k >= WASM_MIN_WORK) {
-    matmulFloat32(
+    gemmFloat32(
       { data: a as Float32Array, rows: m, cols: k },
       { data: b as Float32Array, rows: k, cols: n },
       { out: out as Float32Array, alpha },

@@ -19,6 +19,7 @@
  * @module
  */
 import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
+import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
@@ -40,6 +41,7 @@ import type { PreparedProgram } from "../prepare.ts";
 import { Scope } from "../scope.ts";
 import type { RunServices } from "../thread_context.ts";
 import type { TensorArray, Value } from "../value.ts";
+import { ParallelGemm } from "./parallel_gemm.ts";
 import { placeProgram, type ProgramPlacement } from "./placement.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
@@ -101,6 +103,7 @@ export class PoolRun {
   readonly #desc: ProgramDesc;
   readonly #captures = new Map<number, readonly string[]>();
   readonly #placement: ProgramPlacement;
+  readonly #gemm: ParallelGemm;
   readonly #createdAt = new Map<number, { createdAt: string }>();
   #services: RunServices | undefined;
   #write: (line: string) => void;
@@ -126,6 +129,7 @@ export class PoolRun {
     this.#desc = prepared.desc;
     this.#write = write;
     this.#placement = placeProgram(prepared.desc);
+    this.#gemm = new ParallelGemm(member, workers);
     this.#indexOwners();
   }
 
@@ -262,7 +266,28 @@ export class PoolRun {
    */
   onMessage(message: number): void {
     if (message === PRINT_LOG) return this.printLog();
+    if (ParallelGemm.isTicket(message)) return this.#gemm.help(message);
     this.#startSpawned(message);
+  }
+
+  /**
+   * `base` with its large matrix products split over the pool's workers.
+   *
+   * @param base The device the run was given.
+   * @returns The device this worker's threads use.
+   */
+  device(base: Device): Device {
+    const k = base.kernels;
+    const gemmFloat32 = this.#gemm.gemm;
+    return {
+      name: base.name,
+      kernels: {
+        ...k,
+        matmul: (x, y, options) => k.matmul(x, y, { ...options, gemmFloat32 }),
+        mul2d: (x, y, xCols, yCols) =>
+          k.mul2d(x, y, xCols, yCols, { gemmFloat32 }),
+      },
+    };
   }
 
   // Placement.

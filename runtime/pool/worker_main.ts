@@ -57,7 +57,7 @@ function start(init: WorkerInit): void {
   const pool = new PoolRun(member, init.workers, prepared, () => {});
   const services: RunServices = {
     scheduler,
-    device: cpuDevice,
+    device: pool.device(cpuDevice),
     seed: init.seed,
     print: (line) => pool.print(line),
     pool,

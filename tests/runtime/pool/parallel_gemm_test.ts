@@ -1,0 +1,45 @@
+// Large float32 products split over a pool's workers give the same bits as
+// on one worker.
+
+import { assertEquals } from "@std/assert";
+import {
+  Executor,
+  fillConstant,
+  go,
+  makeChannel,
+  matmul,
+  mul,
+  Program,
+  recv,
+  send,
+  uniformRandom,
+} from "../../../mod.ts";
+import { Tensor } from "../../../kernels/tensor.ts";
+
+async function product(workers: number, n: number): Promise<Tensor[]> {
+  const program = new Program();
+  const outs = program.guard(() => {
+    // A round trip with a goroutine on the other worker: it is up and
+    // listening before the products start.
+    const ready = makeChannel({ dtype: "int32" });
+    go(() => send(ready, fillConstant({ shape: [1], dtype: "int32" })));
+    recv(ready);
+    const x = uniformRandom({ shape: [n, n], seed: 1 });
+    const w = uniformRandom({ shape: [n, n], seed: 2 });
+    return [matmul(x, w, { alpha: 0.5 }), mul(x, w)];
+  });
+  const { fetched } = await new Executor({ workers, print: () => {} }).run(
+    program,
+    { fetch: outs.map((v) => v.name) },
+  );
+  return outs.map((v) => fetched[v.name] as Tensor);
+}
+
+Deno.test("ParallelGemm splits a large matmul over two workers with the one-worker bits", async () => {
+  const n = 600; // 600³ is above the split threshold
+  const [one, two] = [await product(1, n), await product(2, n)];
+  for (let i = 0; i < one.length; i++) {
+    assertEquals(two[i].shape, [n, n]);
+    assertEquals(two[i].data, one[i].data);
+  }
+});
