@@ -196,7 +196,6 @@ Deno.test("go() goroutine's panic ends the run, naming its op and thread", async
   assertEquals(panic.where, "block 1 op 0 channel_close");
   assertEquals(panic.thread?.id, 2);
   assertEquals(panic.thread?.createdAt, locationOf(program, 0, "go"));
-  assertEquals(panic.thread?.worker, TEST_WORKERS === 1 ? undefined : 1);
 });
 
 Deno.test("go() with an Arg read before it was written panics at the go", async () => {
