@@ -168,6 +168,31 @@ export class Random {
     while (x >= limit) x = this.nextUint32();
     return x % n;
   }
+  /**
+   * A uniformly random permutation of 0 … n-1 (Fisher–Yates, inside-out),
+   * drawing n integers.
+   *
+   * @param n How many indices.
+   * @returns The permutation.
+   *
+   * @example Usage
+   * ```ts
+   * import { Random } from "./random.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const p = new Random(9).permutation(5);
+   * assertEquals([...p].sort(), [0, 1, 2, 3, 4]);
+   * ```
+   */
+  permutation(n: number): number[] {
+    const order = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const j = this.nextInt(i + 1);
+      order[i] = order[j];
+      order[j] = i;
+    }
+    return order;
+  }
 }
 
 function rotl(x: number, k: number): number {

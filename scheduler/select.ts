@@ -255,7 +255,7 @@ export function select<const C extends readonly SelectCase[]>(
   const parked = parkSelect(rec, reason, signal, options?.thread);
   if (parked === null) return new Promise(noop) as SelectReturn<C>; // the run has ended
   const random = options?.random ?? rec.thread?.random ?? currentRandom();
-  const order = n > 1 ? shuffled(n, random) : [0];
+  const order = n > 1 ? random.permutation(n) : [0];
   for (let j = 0; j < n; j++) {
     const i = order[j];
     const c = cases[i] as AnyCase;
@@ -285,17 +285,6 @@ function nthReady(cases: readonly SelectCase[], k: number): number {
   throw new Error(
     "Cannot select: fewer ready cases than counted (this is a Rill bug)",
   );
-}
-
-// A uniformly random permutation of 0..n-1 (Fisher-Yates).
-function shuffled(n: number, random: Random): number[] {
-  const order = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    const j = random.nextInt(i + 1);
-    order[i] = order[j];
-    order[j] = i;
-  }
-  return order;
 }
 
 // Precondition: the case is ready.

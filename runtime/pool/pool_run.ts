@@ -25,9 +25,9 @@ import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { runStateOf } from "../../scheduler/scheduler.ts";
 import { Global } from "../../scheduler/shared/heap.ts";
-import type {
-  PoolMember,
-  SharedParked,
+import {
+  type PoolMember,
+  SharedWait,
 } from "../../scheduler/shared/pool_member.ts";
 import {
   encode,
@@ -541,22 +541,16 @@ export class PoolRun {
 }
 
 // A parallel_for waiting for its iterations on other workers.
-class GroupWait implements SharedParked {
-  thread: GreenThread | undefined;
-  readonly promise: Promise<void>;
+class GroupWait extends SharedWait<void> {
   readonly #group: number;
-  #resolve: () => void = () => {};
 
   constructor(group: number, thread: GreenThread) {
+    super(thread);
     this.#group = group;
-    this.thread = thread;
-    this.promise = new Promise((resolve) => this.#resolve = resolve);
   }
-
-  unlink(): void {}
 
   settle(member: PoolMember): void {
     member.freeControlLater(this.#group);
-    this.#resolve();
+    this.resolve();
   }
 }

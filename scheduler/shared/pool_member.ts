@@ -47,6 +47,44 @@ export interface SharedParked extends Parked {
 
 function noop(): void {}
 
+/**
+ * A parked operation on shared objects with the promise its thread awaits:
+ * a subclass's `settle` reads the outcome and calls `resolve` or `reject`.
+ *
+ * @typeParam T What the operation resolves with.
+ */
+export abstract class SharedWait<T> implements SharedParked {
+  /** The parked thread, if known. */
+  thread: GreenThread | undefined;
+  /** What the parked code awaits. */
+  readonly promise: Promise<T>;
+  /** Settles `promise` with a value. */
+  protected resolve: (value: T) => void = noop;
+  /** Settles `promise` with an error (a panic). */
+  protected reject: (error: unknown) => void = noop;
+
+  /**
+   * @param thread The parking thread.
+   */
+  constructor(thread: GreenThread | undefined) {
+    this.thread = thread;
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** Nothing to unlink here: records in the heap outlive the run. */
+  unlink(): void {}
+
+  /**
+   * Reads the outcome from the heap and settles `promise`.
+   *
+   * @param member The owning worker.
+   */
+  abstract settle(member: PoolMember): void;
+}
+
 /** Options of {@linkcode PoolMember}. */
 export interface PoolMemberOptions {
   /**

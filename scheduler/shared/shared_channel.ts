@@ -48,7 +48,7 @@ import {
   WAITER_BYTES,
 } from "./_records.ts";
 import { Global, type SharedHeap } from "./heap.ts";
-import type { PoolMember, SharedParked } from "./pool_member.ts";
+import { type PoolMember, SharedWait } from "./pool_member.ts";
 
 /** How values of a channel's type become blobs in the heap, and back. */
 export interface SharedCodec<T> {
@@ -87,8 +87,6 @@ export interface SharedOpOptions {
 const RING_START = 1024;
 // How many times an operation polls before it parks (a few µs).
 const SPINS = 1000;
-
-function noop(): void {}
 
 /**
  * A channel whose state lives in a run's shared heap, usable from every
@@ -561,14 +559,10 @@ export function encode<T>(
 }
 
 // A parked send or receive: reads its outcome from the waiter when resumed.
-class ChannelWait<T> implements SharedParked {
-  thread: GreenThread | undefined;
-  readonly promise: Promise<unknown>;
+class ChannelWait<T> extends SharedWait<unknown> {
   readonly #channel: SharedChannel<T>;
   readonly #waiter: number;
   readonly #withOk: boolean;
-  #resolve: (value: unknown) => void = noop;
-  #reject: (error: unknown) => void = noop;
 
   constructor(
     channel: SharedChannel<T>,
@@ -576,17 +570,11 @@ class ChannelWait<T> implements SharedParked {
     thread: GreenThread | undefined,
     withOk: boolean,
   ) {
+    super(thread);
     this.#channel = channel;
     this.#waiter = waiter;
-    this.thread = thread;
     this.#withOk = withOk;
-    this.promise = new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
   }
-
-  unlink(): void {}
 
   settle(member: PoolMember): void {
     const i32 = member.heap.i32;
@@ -595,15 +583,15 @@ class ChannelWait<T> implements SharedParked {
     const blob = i32[wi + W_VALUE];
     member.freeControlLater(this.#waiter);
     if (i32[wi + W_KIND] === SEND) {
-      if (state === DONE) return this.#resolve(undefined);
+      if (state === DONE) return this.resolve(undefined);
       member.freeDataLater(blob);
-      return this.#reject(
+      return this.reject(
         new Panic("send on closed channel", { thread: this.thread }),
       );
     }
     const ch = this.#channel;
     const closed = state === CLOSED;
     const value = ch.take(closed ? i32[(ch.off >> 2) + C_ZERO] : blob);
-    this.#resolve(this.#withOk ? { value, ok: !closed } : value);
+    this.resolve(this.#withOk ? { value, ok: !closed } : value);
   }
 }

@@ -36,7 +36,7 @@ import {
   W_WORKER,
   WAITER_BYTES,
 } from "./_records.ts";
-import type { PoolMember, SharedParked } from "./pool_member.ts";
+import { type PoolMember, SharedWait } from "./pool_member.ts";
 import { encode, type SharedChannel } from "./shared_channel.ts";
 
 /** One case of a shared select: `recv` or `send` (with `value`), or default. */
@@ -50,8 +50,6 @@ export interface SharedCase {
   /** Marks the default case. */
   default?: boolean;
 }
-
-function noop(): void {}
 
 /**
  * Go's select over shared channels (see the top of this file).
@@ -91,7 +89,7 @@ export function selectShared(
   // Pass 2: park on every case, in a random order.
   const heap = member.heap;
   const parked: number[] = [];
-  const order = shuffled(n, random);
+  const order = random.permutation(n);
   const channels: (SharedChannel<unknown> | undefined)[] = new Array(n);
   for (const i of order) {
     const c = cases[i];
@@ -155,41 +153,20 @@ function perform(
   return { index, value: undefined, ok: true };
 }
 
-// A uniformly random permutation of 0..n-1 (Fisher-Yates).
-function shuffled(n: number, random: Random): number[] {
-  const order = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    const j = random.nextInt(i + 1);
-    order[i] = order[j];
-    order[j] = i;
-  }
-  return order;
-}
-
 // A parked select: reads which case fired, and its outcome, when resumed.
-class SelectWait implements SharedParked {
-  thread: GreenThread | undefined;
-  readonly promise: Promise<SelectResult>;
+class SelectWait extends SharedWait<SelectResult> {
   readonly #record: number;
   readonly #channels: readonly (SharedChannel<unknown> | undefined)[];
-  #resolve: (value: SelectResult) => void = noop;
-  #reject: (error: unknown) => void = noop;
 
   constructor(
     record: number,
     channels: readonly (SharedChannel<unknown> | undefined)[],
     thread: GreenThread | undefined,
   ) {
+    super(thread);
     this.#record = record;
     this.#channels = channels;
-    this.thread = thread;
-    this.promise = new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
   }
-
-  unlink(): void {}
 
   settle(member: PoolMember): void {
     const i32 = member.heap.i32;
@@ -211,16 +188,16 @@ class SelectWait implements SharedParked {
     const state = i32[wi + W_STATE];
     if (i32[wi + W_KIND] === SEND) {
       if (state === DONE) {
-        return this.#resolve({ index, value: undefined, ok: true });
+        return this.resolve({ index, value: undefined, ok: true });
       }
       member.freeDataLater(i32[wi + W_VALUE]);
-      return this.#reject(
+      return this.reject(
         new Panic("send on closed channel", { thread: this.thread }),
       );
     }
     const ch = this.#channels[index]!;
     const closed = state === CLOSED;
     const blob = closed ? i32[(ch.off >> 2) + C_ZERO] : i32[wi + W_VALUE];
-    this.#resolve({ index, value: ch.take(blob), ok: !closed });
+    this.resolve({ index, value: ch.take(blob), ok: !closed });
   }
 }

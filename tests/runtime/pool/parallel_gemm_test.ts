@@ -14,7 +14,7 @@ import {
   send,
   uniformRandom,
 } from "../../../mod.ts";
-import { Tensor } from "../../../kernels/tensor.ts";
+import type { Tensor } from "../../../kernels/tensor.ts";
 
 async function product(workers: number, n: number): Promise<Tensor[]> {
   const program = new Program();
