@@ -100,17 +100,19 @@ Deno.test(
   async () => {
     const { lines } = await runProgram(() => {
       const ch = makeChannel({ dtype: "int64" });
-      go(() =>
+      const done = makeChannel({ dtype: "int64" });
+      go(() => {
         forRange(3, (i) => {
           print(i, { message: "ready" });
           print(recv(ch), { message: "got" });
-        })
-      );
+        });
+        send(done, int64(0));
+      });
       forRange(3, (i) => {
         send(ch, i);
         print(i, { message: "sent" });
       });
-      sleep(1); // lets the receiver print its last value
+      recv(done); // the receiver has printed its last value
     });
     for (let k = 0; k < 3; k++) {
       assert(
