@@ -7,6 +7,7 @@
  */
 import { toBinary } from "@bufbuild/protobuf";
 import {
+  type OpDesc,
   type ProgramDesc,
   ProgramDescSchema,
 } from "../gen/rill/v1/framework_pb.ts";
@@ -30,6 +31,7 @@ import { Scope } from "./scope.ts";
 import type { RunServices } from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
 import { TensorArray, type Value } from "./value.ts";
+import { varInfoOf } from "./var_info.ts";
 
 /** Options of `Executor.run`. */
 export interface RunOptions {
@@ -277,12 +279,43 @@ function sortedDump(dump: string): string {
 }
 
 // Whether a pool could help: some go or parallel_for block may move, or a
-// matrix product may be large enough to split.
+// matrix product may be large enough to split (its declared shapes do not
+// rule that out).
 function wantsPool(desc: ProgramDesc): boolean {
   for (const b of placeProgram(desc).blocks.values()) {
     if (b.movable) return true;
   }
   return desc.blocks.some((b) =>
-    b.ops.some((op) => op.type === "matmul" || op.type === "mul")
+    b.ops.some((op) =>
+      (op.type === "matmul" || op.type === "mul") &&
+      !(estimatedWork(desc, b.idx, op) < SPLIT_WORK)
+    )
   );
+}
+
+/** The least work (multiply-adds) a split product may be worth. */
+const SPLIT_WORK = 2 ** 27;
+
+// size(X) times Y's last dim, from the declarations: m·k·n for a plain
+// product; NaN when a shape is not declared in full.
+function estimatedWork(desc: ProgramDesc, block: number, op: OpDesc): number {
+  const dims = (slot: string) => {
+    const name = op.inputs.find((v) => v.parameter === slot)?.arguments[0];
+    for (let b = block; b >= 0; b = desc.blocks[b].parentIdx) {
+      const v = desc.blocks[b].vars.find((v) => v.name === name);
+      if (v !== undefined) {
+        const info = varInfoOf(v);
+        const shape = info.shape;
+        return shape === undefined || shape.some((d) => d < 0)
+          ? undefined
+          : shape;
+      }
+      if (b === 0) break;
+    }
+    return undefined;
+  };
+  const x = dims("X");
+  const y = dims("Y");
+  if (x === undefined || y === undefined || y.length === 0) return NaN;
+  return x.reduce((p, d) => p * d, 1) * y[y.length - 1];
 }
