@@ -350,16 +350,18 @@ export class PoolMember implements SharedActivity {
     parked.settle(this);
   }
 
-  // Takes every token on the ring; then, if nothing here can run, marks
-  // the ring asleep so that the next waker notifies (a waker stores the
-  // tail before it reads the mark, this worker sets the mark before it
-  // reads the tail: one of them sees the other).
+  // Takes every token on the ring; then marks the ring asleep, so that the
+  // next waker notifies: this worker may go back to the event loop with
+  // threads that run, or that await something outside the scheduler, and
+  // only a notification reaches it there. (A waker stores the tail before
+  // it reads the mark, this worker sets the mark before it reads the
+  // tail: one of them sees the other.) Only `#idle`'s spin, which watches
+  // the doorbell itself, clears the mark.
   #drain(): void {
     for (const token of this.#ring.drain()) {
       if (token >= 0) this.#resume(token);
       else this.#onMessage(-1 - token);
     }
-    if (!this.#isIdle()) return this.#ring.sleep(false);
     this.#ring.sleep(true);
     if (this.#ring.pending()) this.#drain();
   }
@@ -408,6 +410,8 @@ export class PoolMember implements SharedActivity {
   #idle(): void {
     this.#idleQueued = false;
     if (!this.#isIdle()) return;
+    // While it spins, this worker sees the doorbell itself: no notify.
+    this.#ring.sleep(false);
     const seen = this.#ring.doorbell();
     if (!this.#ring.pending()) this.#ring.spin(seen, IDLE_SPINS);
     this.#drain();

@@ -1,0 +1,88 @@
+import { assert, assertEquals } from "@std/assert";
+import { SharedHeap } from "../../../scheduler/shared/heap.ts";
+import {
+  createWakeRings,
+  WakeRing,
+} from "../../../scheduler/shared/wake_ring.ts";
+import { within } from "../../_helpers/within.ts";
+
+function rings(workers: number): SharedHeap {
+  const heap = SharedHeap.create();
+  createWakeRings(heap, workers);
+  return heap;
+}
+
+function push(heap: SharedHeap, worker: number, tokens: number[]): void {
+  heap.lock();
+  for (const t of tokens) WakeRing.push(heap, worker, t);
+  heap.unlock();
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+Deno.test("WakeRing.drain() returns the pushed tokens in order, then none", () => {
+  const heap = rings(2);
+  const ring = new WakeRing(heap, 1);
+  assert(!ring.pending());
+  push(heap, 1, [5, 3, -1, 9]);
+  assert(ring.pending());
+  assertEquals(ring.drain(), [5, 3, -1, 9]);
+  assert(!ring.pending());
+  assertEquals(ring.drain(), []);
+  push(heap, 1, [7]);
+  assertEquals(ring.drain(), [7]);
+});
+
+Deno.test("WakeRing.push() keeps each worker's tokens on its own ring", () => {
+  const heap = rings(3);
+  push(heap, 0, [1, 2]);
+  push(heap, 2, [3]);
+  push(heap, 0, [4]);
+  assertEquals(new WakeRing(heap, 1).drain(), []);
+  assertEquals(new WakeRing(heap, 2).drain(), [3]);
+  assertEquals(new WakeRing(heap, 0).drain(), [1, 2, 4]);
+});
+
+Deno.test("WakeRing.push() grows the ring past 256 slots without losing or reordering tokens", () => {
+  const heap = rings(2);
+  const ring = new WakeRing(heap, 0);
+  const other = new WakeRing(heap, 1);
+  push(heap, 1, [-7]);
+  push(heap, 0, range(0, 100));
+  assertEquals(ring.drain(), range(0, 100));
+  // 1000 tokens: the ring doubles twice (256 -> 512 -> 1024).
+  push(heap, 0, range(1000, 1300));
+  push(heap, 0, range(1300, 2000));
+  assertEquals(ring.drain(), range(1000, 2000));
+  // The grown ring keeps working, and the other ring is untouched.
+  push(heap, 0, range(0, 3000));
+  assertEquals(ring.drain(), range(0, 3000));
+  assertEquals(other.drain(), [-7]);
+});
+
+Deno.test("WakeRing.ring() resolves a pending wait() when the owner is asleep", async () => {
+  const heap = rings(2);
+  const ring = new WakeRing(heap, 1);
+  const seen = ring.doorbell();
+  const waiting = ring.wait(seen);
+  if (waiting === undefined) throw new Error("the doorbell moved by itself");
+  ring.sleep(true);
+  push(heap, 1, [11]);
+  WakeRing.ring(heap, 1);
+  await within(2000, waiting);
+  assert(ring.doorbell() !== seen);
+  assertEquals(ring.drain(), [11]);
+  ring.sleep(false);
+});
+
+Deno.test("WakeRing.wait() returns undefined once the doorbell has changed", () => {
+  const heap = rings(1);
+  const ring = new WakeRing(heap, 0);
+  const seen = ring.doorbell();
+  WakeRing.ring(heap, 0);
+  assertEquals(ring.wait(seen), undefined);
+  assert(ring.spin(seen, 1));
+  assert(!ring.spin(ring.doorbell(), 10));
+});
