@@ -8,7 +8,7 @@ import { Scheduler } from "../scheduler/scheduler.ts";
 import { SharedHeap } from "../scheduler/shared/heap.ts";
 import { PoolMember } from "../scheduler/shared/pool_member.ts";
 import { SharedChannel } from "../scheduler/shared/shared_channel.ts";
-import { numberCodec } from "./_number_codec.ts";
+import { numberCodec } from "../tests/scheduler/shared/_number_codec.ts";
 
 self.onmessage = async (event: MessageEvent) => {
   const { memory, data, back, count, mode } = event.data;

@@ -12,7 +12,7 @@ import { SharedHeap } from "../scheduler/shared/heap.ts";
 import { PoolMember } from "../scheduler/shared/pool_member.ts";
 import { SharedChannel } from "../scheduler/shared/shared_channel.ts";
 import { createWakeRings } from "../scheduler/shared/wake_ring.ts";
-import { numberCodec } from "./_number_codec.ts";
+import { numberCodec } from "../tests/scheduler/shared/_number_codec.ts";
 
 async function measure(mode: "buffered" | "pingpong", count: number) {
   const heap = SharedHeap.create();

@@ -190,17 +190,6 @@ export class PoolRun {
   }
 
   /**
-   * The dtype a shared channel carries, if it is typed.
-   *
-   * @param ch The channel.
-   * @returns The VarType code, or `undefined` for any tensor.
-   */
-  elementCode(ch: SharedChannel<Tensor>): number | undefined {
-    const tag = ch.tag;
-    return tag === 0 ? undefined : tag - 1;
-  }
-
-  /**
    * A new shared tensor array.
    *
    * @returns The array.

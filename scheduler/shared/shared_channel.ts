@@ -8,7 +8,7 @@
 // the lock held, and the receiver reads it back after releasing the lock,
 // then frees it. A channel's handle on a worker is a small object naming
 // the record; handles of one channel on different workers are different
-// objects, so compare channels with `sameChannel`, not `===`.
+// objects, so compare channels by their record (`off`), not with `===`.
 //
 // Invariants (lock held), as in channel.ts:
 //   At least one of the receive and send queues is empty, except when one
@@ -524,20 +524,6 @@ export class SharedChannel<T> {
     i32[c + C_RING_CAP] = cap;
     i32[c + C_HEAD] = 0;
   }
-}
-
-/**
- * Whether two handles name the same shared channel.
- *
- * @param a A channel.
- * @param b Another.
- * @returns True if they are one channel.
- */
-export function sameChannel(
-  a: SharedChannel<unknown>,
-  b: SharedChannel<unknown>,
-): boolean {
-  return a.off === b.off && a.member === b.member;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   select,
   send,
   uniformRandom,
+  type Variable,
   whileLoop,
 } from "../../../mod.ts";
 import { Deadlock, Panic } from "../../../scheduler/mod.ts";
@@ -33,6 +34,20 @@ import { int64 } from "../../_helpers/int64.ts";
 import { locationOf } from "../../_helpers/location_of.ts";
 import { buildProgram } from "../../_helpers/run_program.ts";
 import { within } from "../../_helpers/within.ts";
+
+// Keeps the main thread busy (never idle, never parked) until `started`
+// has a value.
+function busyUntil(started: Variable): void {
+  const waiting = fillConstant({ shape: [1], dtype: "bool", value: true });
+  whileLoop(waiting, () => {
+    select((s) => {
+      s.recv(started, () => {
+        fillConstant({ shape: [1], dtype: "bool", value: false, out: waiting });
+      });
+      s.default();
+    });
+  });
+}
 
 async function runOn(
   workers: number,
@@ -56,22 +71,8 @@ Deno.test("Executor with workers runs a movable go on another worker, a pinned o
       increment(x); // pinned by x: written by the block
       recv(never);
     });
-    // Stay busy (never idle, so never taking the queued goroutine here)
-    // until the other worker has started it.
-    const waiting = fillConstant({ shape: [1], dtype: "bool", value: true });
-    whileLoop(waiting, () => {
-      select((s) => {
-        s.recv(started, () => {
-          fillConstant({
-            shape: [1],
-            dtype: "bool",
-            value: false,
-            out: waiting,
-          });
-        });
-        s.default();
-      });
-    });
+    // Wait (without parking) until the other worker has started it.
+    busyUntil(started);
     recv(never);
   });
   const deadlock: Deadlock = await assertRejects(
@@ -90,32 +91,18 @@ Deno.test("Executor with workers runs a movable go on another worker, a pinned o
 Deno.test("Executor with workers spreads parallel_for iterations over the workers", async () => {
   const [program] = buildProgram(() => {
     // A round trip with a goroutine on the other worker: it is up, idle
-    // and ready to take iterations when they are queued.
+    // and ready to take iterations when they are spawned.
     const ready = makeChannel({ dtype: "int64" });
     const started = makeChannel({ capacity: 1, dtype: "int64" });
     go(() => {
       send(started, int64(1));
       send(ready, int64(0));
     });
-    const waiting = fillConstant({ shape: [1], dtype: "bool", value: true });
-    whileLoop(waiting, () => {
-      select((s) => {
-        s.recv(started, () => {
-          fillConstant({
-            shape: [1],
-            dtype: "bool",
-            value: false,
-            out: waiting,
-          });
-        });
-        s.default();
-      });
-    });
+    busyUntil(started);
     recv(ready);
     const never = makeChannel({ dtype: "int64" });
     parallelFor(4, () => {
-      // Some work first: a spawner busy with its own iterations leaves the
-      // queued ones to the idle worker.
+      // Some work first, as a CPU-bound iteration has.
       const sum = int64(0);
       forRange(20_000, (i) => elementwiseAdd(sum, i, { out: sum }));
       recv(never);
@@ -129,8 +116,7 @@ Deno.test("Executor with workers spreads parallel_for iterations over the worker
     t.waitReason === "chan receive"
   );
   assertEquals(iterations.length, 4);
-  // Two start where they were spawned; the other worker takes some of the
-  // queued ones (the spawner may take the rest once it waits).
+  // Iterations i with i % 2 == 1 run on the other worker.
   assert(iterations.some((t) => t.worker === 1), "some ran on worker 1");
 });
 
