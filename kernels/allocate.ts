@@ -20,6 +20,23 @@ import type { DType, TypedArray } from "./dtype.ts";
 const SLAB_BYTES = 4096;
 const SMALL_BYTES = 128;
 
+/**
+ * The least element count for which `allocate` asks the large-array source
+ * (see {@linkcode setLargeArraySource}) first.
+ */
+export const LARGE_ELEMENTS = 16384;
+
+/**
+ * Storage for large arrays in place of a private ArrayBuffer: a zero-filled
+ * array of `arrayType(dtype)`, or `undefined` to let `allocate` make one.
+ */
+export type LargeArraySource = (
+  dtype: DType,
+  length: number,
+) => TypedArray | undefined;
+
+let largeSource: LargeArraySource | undefined;
+
 let slab = new ArrayBuffer(SLAB_BYTES);
 let used = 0;
 // The buffer `reserve` chose: `slab`, or a private buffer for a large array.
@@ -46,6 +63,10 @@ let target = slab;
  * ```
  */
 export function allocate(dtype: DType, length: number): TypedArray {
+  if (length >= LARGE_ELEMENTS && largeSource !== undefined) {
+    const array = largeSource(dtype, length);
+    if (array !== undefined) return array;
+  }
   // A switch keeps each constructor call site monomorphic, which V8 turns
   // into an inline view allocation; a table lookup would not be.
   // One constructor call site per type keeps each monomorphic, so V8
@@ -88,6 +109,38 @@ export function allocate(dtype: DType, length: number): TypedArray {
     default:
       throw new TypeError(`allocate: unknown dtype "${dtype}"`);
   }
+}
+
+/**
+ * Installs where arrays of at least {@linkcode LARGE_ELEMENTS} elements come
+ * from (a pooled run puts them in memory its workers share), or removes it.
+ *
+ * @param source The source, or `undefined` for private buffers again.
+ * @returns The source it replaces, to restore later.
+ *
+ * @example Usage
+ * ```ts
+ * import { allocate, LARGE_ELEMENTS, setLargeArraySource } from "./allocate.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const memory = new WebAssembly.Memory({ initial: 2, maximum: 2, shared: true });
+ * const previous = setLargeArraySource((dtype, length) =>
+ *   dtype === "float32" ? new Float32Array(memory.buffer, 0, length) : undefined
+ * );
+ * try {
+ *   assert(allocate("float32", LARGE_ELEMENTS).buffer instanceof SharedArrayBuffer);
+ *   assert(allocate("int32", LARGE_ELEMENTS).buffer instanceof ArrayBuffer);
+ * } finally {
+ *   setLargeArraySource(previous);
+ * }
+ * ```
+ */
+export function setLargeArraySource(
+  source: LargeArraySource | undefined,
+): LargeArraySource | undefined {
+  const previous = largeSource;
+  largeSource = source;
+  return previous;
 }
 
 // Sets `target` to a buffer with `bytes` free bytes and returns their offset.

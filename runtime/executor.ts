@@ -266,6 +266,7 @@ export class Executor {
     } finally {
       pool.printLog();
       workers.stop();
+      pool.close();
       member.close();
       scope.values.splice(0, scope.values.length, ...root.values);
     }

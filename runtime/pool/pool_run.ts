@@ -42,7 +42,10 @@ import { Scope } from "../scope.ts";
 import type { RunServices } from "../thread_context.ts";
 import type { TensorArray, Value } from "../value.ts";
 import { ParallelGemm } from "./parallel_gemm.ts";
+import { ParallelKernels } from "./parallel_kernels.ts";
 import { placeProgram, type ProgramPlacement } from "./placement.ts";
+import { RowSplit } from "./row_split.ts";
+import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
 
@@ -76,7 +79,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 const rawCodec = {
-  byteLength: (v: readonly string[]) =>
+  byteLength: (_heap: PoolMember["heap"], v: readonly string[]) =>
     4 + encoder.encode(JSON.stringify(v)).byteLength,
   write(heap: PoolMember["heap"], off: number, v: readonly string[]) {
     const bytes = encoder.encode(JSON.stringify(v));
@@ -103,7 +106,10 @@ export class PoolRun {
   readonly #desc: ProgramDesc;
   readonly #captures = new Map<number, readonly string[]>();
   readonly #placement: ProgramPlacement;
+  readonly #split: RowSplit;
   readonly #gemm: ParallelGemm;
+  readonly #kernels: ParallelKernels;
+  readonly #storage: SharedStorage;
   readonly #createdAt = new Map<number, { createdAt: string }>();
   #services: RunServices | undefined;
   #write: (line: string) => void;
@@ -129,8 +135,16 @@ export class PoolRun {
     this.#desc = prepared.desc;
     this.#write = write;
     this.#placement = placeProgram(prepared.desc);
-    this.#gemm = new ParallelGemm(member, workers);
+    this.#storage = SharedStorage.install(member);
+    this.#split = new RowSplit(member, workers);
+    this.#gemm = new ParallelGemm(member, this.#split);
+    this.#kernels = new ParallelKernels(member, this.#split);
     this.#indexOwners();
+  }
+
+  /** Ends this worker's part: large tensors get private storage again. */
+  close(): void {
+    this.#storage.uninstall();
   }
 
   /**
@@ -255,12 +269,13 @@ export class PoolRun {
    */
   onMessage(message: number): void {
     if (message === PRINT_LOG) return this.printLog();
-    if (ParallelGemm.isTicket(message)) return this.#gemm.help(message);
+    if (RowSplit.isTicket(message)) return this.#split.help(message);
     this.#startSpawned(message);
   }
 
   /**
-   * `base` with its large matrix products split over the pool's workers.
+   * `base` with its large matrix products, elementwise operators, softmax
+   * and row-wise reductions split over the pool's workers.
    *
    * @param base The device the run was given.
    * @returns The device this worker's threads use.
@@ -270,12 +285,12 @@ export class PoolRun {
     const gemmFloat32 = this.#gemm.gemm;
     return {
       name: base.name,
-      kernels: {
+      kernels: this.#kernels.wrap({
         ...k,
         matmul: (x, y, options) => k.matmul(x, y, { ...options, gemmFloat32 }),
         mul2d: (x, y, xCols, yCols) =>
           k.mul2d(x, y, xCols, yCols, { gemmFloat32 }),
-      },
+      }),
     };
   }
 
@@ -512,6 +527,7 @@ export class PoolRun {
         return null;
       case TENSOR: {
         const t = tensorCodec.read(m.heap, ref);
+        tensorCodec.discard(m.heap, ref);
         m.freeDataLater(ref);
         return t;
       }

@@ -2,7 +2,8 @@
  * A tensor array in a run's shared heap, so that `parallel_for` iterations
  * on several workers writing `Y[index]` all land in one array
  * (design.md §2). Each slot holds a tensor blob (0: a hole); every access
- * takes the heap's lock. A read copies the tensor out.
+ * takes the heap's lock. A read copies a small tensor out and shares a
+ * large one's storage (tensor_codec.ts).
  *
  * @module
  */
@@ -171,9 +172,13 @@ export class SharedTensorArray extends TensorArray {
 
   // Frees the tensor in a slot, leaving a hole. Precondition: lock held.
   #drop(slot: number): void {
-    const i32 = this.member.heap.i32;
-    if (i32[slot] !== 0) this.member.heap.freeData(i32[slot]);
-    i32[slot] = 0;
+    const heap = this.member.heap;
+    const blob = heap.i32[slot];
+    if (blob !== 0) {
+      tensorCodec.discard(heap, blob);
+      heap.freeData(blob);
+    }
+    heap.i32[slot] = 0;
   }
 
   // Makes room for `length` slots. Precondition: lock held.

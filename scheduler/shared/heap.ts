@@ -46,6 +46,8 @@ export const Global = {
   /** The head and tail of the run's print log (see the runtime). */
   LogHead: 9,
   LogTail: 10,
+  /** Bytes of tensor storage live in the data arena (the runtime's). */
+  StorageBytes: 11,
   /** The first of the size classes' free-list heads, control then data. */
   FreeLists: 16,
 } as const;

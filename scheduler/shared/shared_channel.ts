@@ -53,12 +53,13 @@ import { type PoolMember, SharedWait } from "./pool_member.ts";
 /** How values of a channel's type become blobs in the heap, and back. */
 export interface SharedCodec<T> {
   /**
-   * The bytes `value` takes as a blob.
+   * The bytes `value` takes as a blob in `heap`.
    *
+   * @param heap The heap.
    * @param value The value.
    * @returns The size.
    */
-  byteLength(value: T): number;
+  byteLength(heap: SharedHeap, value: T): number;
   /**
    * Writes `value` as a blob at `off`. The lock is held: be quick.
    *
@@ -75,6 +76,15 @@ export interface SharedCodec<T> {
    * @returns The value.
    */
   read(heap: SharedHeap, off: number): T;
+  /**
+   * Lets go of what a blob holds beyond its own bytes, just before the
+   * blob is freed, whether or not it was read. Safe with or without the
+   * lock.
+   *
+   * @param heap The heap.
+   * @param off The blob.
+   */
+  discard?(heap: SharedHeap, off: number): void;
 }
 
 /** Options of shared channel operations. */
@@ -457,8 +467,19 @@ export class SharedChannel<T> {
   take(blob: number): T {
     const m = this.member;
     const value = this.codec.read(m.heap, blob);
-    if (blob !== m.heap.i32[(this.off >> 2) + C_ZERO]) m.freeDataLater(blob);
+    if (blob !== m.heap.i32[(this.off >> 2) + C_ZERO]) this.discard(blob);
     return value;
+  }
+
+  /**
+   * Frees a blob of this channel's values, read or not, with what it holds.
+   *
+   * @param blob The blob.
+   */
+  discard(blob: number): void {
+    const m = this.member;
+    this.codec.discard?.(m.heap, blob);
+    m.freeDataLater(blob);
   }
 
   // Polls, without the lock, until the operation looks ready or a few
@@ -539,7 +560,7 @@ export function encode<T>(
   codec: SharedCodec<T>,
   value: T,
 ): number {
-  const blob = heap.allocData(codec.byteLength(value));
+  const blob = heap.allocData(codec.byteLength(heap, value));
   codec.write(heap, blob, value);
   return blob;
 }
@@ -570,7 +591,7 @@ class ChannelWait<T> extends SharedWait<unknown> {
     member.freeControlLater(this.#waiter);
     if (i32[wi + W_KIND] === SEND) {
       if (state === DONE) return this.resolve(undefined);
-      member.freeDataLater(blob);
+      this.#channel.discard(blob);
       return this.reject(
         new Panic("send on closed channel", { thread: this.thread }),
       );

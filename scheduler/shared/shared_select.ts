@@ -179,7 +179,7 @@ class SelectWait extends SharedWait<SelectResult> {
       const wi = w >> 2;
       if (i32[wi + W_CASE] === index) fired = w;
       else if (i32[wi + W_KIND] === SEND) {
-        member.freeDataLater(i32[wi + W_VALUE]);
+        this.#channels[i32[wi + W_CASE]]!.discard(i32[wi + W_VALUE]);
       }
       member.freeControlLater(w);
     }
@@ -190,7 +190,7 @@ class SelectWait extends SharedWait<SelectResult> {
       if (state === DONE) {
         return this.resolve({ index, value: undefined, ok: true });
       }
-      member.freeDataLater(i32[wi + W_VALUE]);
+      this.#channels[index]!.discard(i32[wi + W_VALUE]);
       return this.reject(
         new Panic("send on closed channel", { thread: this.thread }),
       );

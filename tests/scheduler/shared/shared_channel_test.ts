@@ -207,7 +207,7 @@ interface Player {
 }
 
 const playerCodec: SharedCodec<Player> = {
-  byteLength: (p) => 16 + new TextEncoder().encode(p.name).length,
+  byteLength: (_heap, p) => 16 + new TextEncoder().encode(p.name).length,
   write(heap: SharedHeap, off: number, p: Player) {
     const view = new DataView(heap.memory.buffer, off);
     const name = new TextEncoder().encode(p.name);

@@ -1,0 +1,349 @@
+/**
+ * Large elementwise operators, casts, softmax and row-wise reductions
+ * split over a pool's workers by rows of their output (row_split.ts).
+ *
+ * A call splits when its input has at least MIN_ELEMENTS elements and its
+ * tensors live in the run's heap (shared_storage.ts), so that every worker
+ * reads them in place. The rows are dim 0 of the output, or its elements
+ * when every tensor operand has one shape (unary ops, casts, and binary
+ * ops without broadcasting). An operand of the output's rank whose dim 0
+ * is the output's is cut into the same rows; any other operand broadcasts
+ * along dim 0 and is passed whole.
+ *
+ * The requester computes row 0 first with the device's own kernel: its
+ * result tells the output's dtype and row shape without repeating the
+ * kernels' shape rules here. Then each worker computes chunks of rows with
+ * the same kernel over views of the operands' rows, and copies each chunk
+ * into the output. The call is described to the helpers as a small JSON
+ * blob, whose tensors name their place in the heap.
+ *
+ * @module
+ */
+import { allocate } from "../../kernels/allocate.ts";
+import type { Kernels } from "../../kernels/device.ts";
+import type { DType, TypedArray } from "../../kernels/dtype.ts";
+import { Tensor } from "../../kernels/tensor.ts";
+import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
+import { JOB_WORDS, type RowSplit, RowSplitFailed } from "./row_split.ts";
+import { SharedStorage } from "./shared_storage.ts";
+
+/** The least input elements worth splitting. */
+const MIN_ELEMENTS = 65536;
+
+// A call's words in its ticket: its JSON blob and the blob's length.
+const BLOB = JOB_WORDS;
+const BLOB_BYTES = JOB_WORDS + 1;
+
+/** The kernels that split, each a function of tensors and plain values. */
+type SplitKernel =
+  | "binary"
+  | "compare"
+  | "logical"
+  | "unary"
+  | "scale"
+  | "cast"
+  | "softmax"
+  | "reduce";
+
+// A split kernel, called with its arguments as they come.
+type AnyKernel = (...args: unknown[]) => Tensor;
+
+interface TensorPlace {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly at: number;
+  readonly cut: boolean;
+}
+
+// What a helper needs to compute rows of a call.
+interface CallPlan {
+  readonly kernel: SplitKernel;
+  // The arguments, a tensor's place given as { t: index }.
+  readonly args: readonly unknown[];
+  readonly tensors: readonly TensorPlace[];
+  readonly flat: boolean;
+  readonly out: { readonly at: number; readonly rowBytes: number };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * One worker's side of split kernel calls.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "../../scheduler/scheduler.ts";
+ * import { SharedHeap } from "../../scheduler/shared/heap.ts";
+ * import { PoolMember } from "../../scheduler/shared/pool_member.ts";
+ * import { createWakeRings } from "../../scheduler/shared/wake_ring.ts";
+ * import { cpuDevice } from "../../kernels/cpu/device.ts";
+ * import { Tensor } from "../../kernels/tensor.ts";
+ * import { RowSplit } from "./row_split.ts";
+ * import { SharedStorage } from "./shared_storage.ts";
+ * import { ParallelKernels } from "./parallel_kernels.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * createWakeRings(heap, 1);
+ * const member = new PoolMember(heap, 0, new Scheduler({ threadContext: false }));
+ * const storage = SharedStorage.install(member);
+ * const kernels = new ParallelKernels(member, new RowSplit(member, 1))
+ *   .wrap(cpuDevice.kernels);
+ * const x = cpuDevice.kernels.fill([256, 256], "float32", 2);
+ * assertEquals(kernels.unary("square", x).item(0), 4);
+ * storage.uninstall();
+ * member.close();
+ * ```
+ */
+export class ParallelKernels {
+  readonly #member: PoolMember;
+  readonly #split: RowSplit;
+  readonly #job: number;
+  #base: Kernels | undefined;
+
+  /**
+   * @param member This worker.
+   * @param split This worker's row splitter; the calls register there.
+   */
+  constructor(member: PoolMember, split: RowSplit) {
+    this.#member = member;
+    this.#split = split;
+    this.#job = split.register((t, start, end) => this.#rows(t, start, end));
+  }
+
+  /**
+   * `base` with its large elementwise calls, softmax and row-wise
+   * reductions split over the workers.
+   *
+   * @param base The device's kernels; helpers compute with them too.
+   * @returns The kernels this worker's threads use.
+   */
+  wrap(base: Kernels): Kernels {
+    this.#base = base;
+    const run = (kernel: SplitKernel, flat: boolean, args: unknown[]) =>
+      this.#call(kernel, args, flat) ?? (base[kernel] as AnyKernel)(...args);
+    return {
+      ...base,
+      binary: (kind, x, y, axis) =>
+        run("binary", sameShape(x, y), [kind, x, y, axis]),
+      compare: (kind, x, y, axis) =>
+        run("compare", sameShape(x, y), [kind, x, y, axis]),
+      logical: (kind, x, y) => run("logical", sameShape(x, y), [kind, x, y]),
+      unary: (kind, x) => run("unary", true, [kind, x]),
+      scale: (x, scale, bias, biasAfterScale) =>
+        run("scale", true, [x, scale, bias, biasAfterScale]),
+      cast: (x, dtype) => run("cast", true, [x, dtype]),
+      softmax: (x, axis) =>
+        rowWise(x, [axis ?? -1])
+          ? run("softmax", false, [x, axis])
+          : base.softmax(x, axis),
+      reduce: (kind, x, options) =>
+        !options?.reduceAll && rowWise(x, options?.dims ?? [])
+          ? run("reduce", false, [kind, x, options])
+          : base.reduce(kind, x, options),
+    };
+  }
+
+  // The call split over the workers, or undefined when it does not split.
+  #call(
+    kernel: SplitKernel,
+    args: readonly unknown[],
+    flat: boolean,
+  ): Tensor | undefined {
+    const base = this.#base!;
+    const memory = this.#member.heap.memory;
+    const tensors = args.filter((a): a is Tensor => a instanceof Tensor);
+    if (this.#split.workers < 2 || tensors[0].size < MIN_ELEMENTS) return;
+    const places = placesOf(tensors, flat, memory);
+    if (places === undefined) return;
+    const rows = flat ? tensors[0].size : rowsOf(tensors);
+    // Row 0 tells the output's dtype and row shape. If it throws, the
+    // whole call will too, with the shapes the user gave.
+    let probe: Tensor;
+    try {
+      probe = computeRows(base, kernel, args, tensors, places, 0, 1, flat);
+    } catch {
+      return undefined;
+    }
+    const shape = flat ? tensors[0].shape : [rows, ...probe.shape.slice(1)];
+    const data = allocate(probe.dtype, probe.size * rows);
+    const outAt = SharedStorage.offsetIn(memory, data);
+    if (outAt === undefined) return;
+    const rowBytes = probe.data.byteLength;
+    copyRows(memory, probe.data, outAt);
+    const plan: CallPlan = {
+      kernel,
+      args: args.map((a) =>
+        a instanceof Tensor ? { t: tensors.indexOf(a) } : a
+      ),
+      tensors: places,
+      flat,
+      out: { at: outAt, rowBytes },
+    };
+    try {
+      this.#run(plan, rows);
+    } catch (error) {
+      // A helper's rows threw: the call throws here as on one worker.
+      if (error instanceof RowSplitFailed) return undefined;
+      throw error;
+    }
+    return new Tensor(probe.dtype, shape, data);
+  }
+
+  #run(plan: CallPlan, rows: number): void {
+    const member = this.#member;
+    const heap = member.heap;
+    const bytes = encoder.encode(JSON.stringify(plan, numbersKept));
+    member.lock();
+    const blob = heap.allocData(bytes.byteLength);
+    member.unlock();
+    heap.cover(blob + bytes.byteLength);
+    heap.u8.set(bytes, blob);
+    const chunk = Math.max(1, Math.ceil(rows / (this.#split.workers * 4)));
+    try {
+      this.#split.run(this.#job, rows, chunk, (t) => {
+        heap.i32[t + BLOB] = blob;
+        heap.i32[t + BLOB_BYTES] = bytes.byteLength;
+      }, 1);
+    } finally {
+      member.freeDataLater(blob);
+    }
+  }
+
+  // Computes rows [start, end) of the call whose ticket is at word t.
+  #rows(t: number, start: number, end: number): void {
+    const heap = this.#member.heap;
+    const blob = heap.i32[t + BLOB];
+    const n = heap.i32[t + BLOB_BYTES];
+    heap.cover(blob + n);
+    const plan: CallPlan = JSON.parse(
+      decoder.decode(heap.u8.slice(blob, blob + n)),
+      numbersRestored,
+    );
+    const tensors = plan.tensors.map((p) => view(heap.memory, p));
+    const args = plan.args.map((a) =>
+      isTensorRef(a) ? tensors[a.t] : a ?? undefined
+    );
+    const result = computeRows(
+      this.#base!,
+      plan.kernel,
+      args,
+      tensors,
+      plan.tensors,
+      start,
+      end,
+      plan.flat,
+    );
+    copyRows(heap.memory, result.data, plan.out.at + start * plan.out.rowBytes);
+  }
+}
+
+// The kernel over rows [start, end): cut operands as views of those rows.
+function computeRows(
+  base: Kernels,
+  kernel: SplitKernel,
+  args: readonly unknown[],
+  tensors: readonly Tensor[],
+  places: readonly TensorPlace[],
+  start: number,
+  end: number,
+  flat: boolean,
+): Tensor {
+  const cut = tensors.map((t, i) =>
+    places[i].cut ? rowsView(t, start, end, flat) : t
+  );
+  const call = args.map((a) =>
+    a instanceof Tensor ? cut[tensors.indexOf(a)] : a
+  );
+  return (base[kernel] as AnyKernel)(...call);
+}
+
+// Rows [start, end) of t as a tensor sharing its storage.
+function rowsView(
+  t: Tensor,
+  start: number,
+  end: number,
+  flat: boolean,
+): Tensor {
+  const rowSize = flat ? 1 : t.size / t.shape[0];
+  const data = t.data.subarray(start * rowSize, end * rowSize);
+  return new Tensor(
+    t.dtype,
+    flat ? [end - start] : [end - start, ...t.shape.slice(1)],
+    data,
+  );
+}
+
+// Where each tensor is in the heap and whether it is cut into rows, or
+// undefined when one is not in the heap or the rows cannot be cut.
+function placesOf(
+  tensors: readonly Tensor[],
+  flat: boolean,
+  memory: WebAssembly.Memory,
+): TensorPlace[] | undefined {
+  const rank = Math.max(...tensors.map((t) => t.rank));
+  const rows = rowsOf(tensors);
+  if (!flat && (rank === 0 || rows < 2)) return undefined;
+  const places: TensorPlace[] = [];
+  for (const t of tensors) {
+    const at = SharedStorage.offsetIn(memory, t.data);
+    if (at === undefined) return undefined;
+    const cut = flat || (t.rank === rank && t.shape[0] === rows);
+    // A lower-rank operand whose dim 0 meets the output's dim 0 (Fluid's
+    // axis 0) cannot be passed whole.
+    if (!cut && t.rank === rank && t.shape[0] !== 1) return undefined;
+    places.push({ dtype: t.dtype, shape: t.shape, at, cut });
+  }
+  return places;
+}
+
+// Dim 0 of the output: the largest dim 0 among the highest-rank operands.
+function rowsOf(tensors: readonly Tensor[]): number {
+  const rank = Math.max(...tensors.map((t) => t.rank));
+  let rows = 0;
+  for (const t of tensors) {
+    if (t.rank === rank) rows = Math.max(rows, t.shape[0]);
+  }
+  return rows;
+}
+
+// Whether an op over `dims` of x leaves dim 0 alone (rows are independent).
+function rowWise(x: Tensor, dims: readonly number[]): boolean {
+  return x.rank >= 2 && dims.length > 0 &&
+    dims.every((d) => (d < 0 ? d + x.rank : d) !== 0);
+}
+
+function sameShape(x: Tensor, y: Tensor): boolean {
+  return x.rank === y.rank && x.shape.every((d, i) => d === y.shape[i]);
+}
+
+function view(memory: WebAssembly.Memory, p: TensorPlace): Tensor {
+  let size = 1;
+  for (const d of p.shape) size *= d;
+  const data = SharedStorage.viewIn(memory, p.dtype, p.at, size);
+  return new Tensor(p.dtype, p.shape, data);
+}
+
+function copyRows(memory: WebAssembly.Memory, data: TypedArray, at: number) {
+  new Uint8Array(memory.buffer, at, data.byteLength).set(
+    new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  );
+}
+
+function isTensorRef(a: unknown): a is { t: number } {
+  return typeof a === "object" && a !== null && "t" in a;
+}
+
+// JSON keeps NaN and ±Infinity as strings tagged so.
+function numbersKept(_key: string, value: unknown): unknown {
+  return typeof value === "number" && !Number.isFinite(value)
+    ? { n: String(value) }
+    : value;
+}
+
+function numbersRestored(_key: string, value: unknown): unknown {
+  return typeof value === "object" && value !== null && "n" in value
+    ? Number((value as { n: string }).n)
+    : value;
+}

@@ -1,0 +1,274 @@
+/**
+ * Tensor storage in a run's shared heap, so that large tensors cross
+ * workers without a copy of their elements and split kernels compute in
+ * place.
+ *
+ * In a pooled run every worker installs its SharedStorage as the kernels'
+ * source of large arrays (`setLargeArraySource`): arrays of at least
+ * LARGE_ELEMENTS elements become typed-array views on the shared memory. A
+ * blob that carries such a tensor holds the storage's offset instead of its
+ * elements (tensor_codec.ts).
+ *
+ * A storage block is two words, [refs, 0], then the elements (8-aligned).
+ * Invariants:
+ *   refs counts the block's holders on every worker: each typed array made
+ *   over it (one per worker that reads it), and each blob that refers to it.
+ *   A typed array's hold ends when it is garbage collected (a
+ *   FinalizationRegistry); a blob's when the blob is freed.
+ *   The holder that takes refs to 0 frees the block; nothing reads it after.
+ *   Global.StorageBytes is the sum of the live blocks' element bytes.
+ *
+ * Why a budget: V8 counts a private ArrayBuffer's bytes toward its next
+ * collection, but knows nothing of views on shared memory, so a loop that
+ * makes large tensors could fill the heap before a finalizer runs. Past
+ * BUDGET_BYTES live, new arrays are private again; their pressure brings
+ * the collection that releases the shared ones.
+ *
+ * @module
+ */
+import {
+  type LargeArraySource,
+  setLargeArraySource,
+} from "../../kernels/allocate.ts";
+import type { DType, TypedArray } from "../../kernels/dtype.ts";
+import { itemSize } from "../../kernels/dtype.ts";
+import { Global, SharedMemoryExhausted } from "../../scheduler/shared/heap.ts";
+import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
+
+const BUDGET_BYTES = 1024 * 1024 * 1024;
+const HEADER = 8;
+
+type Holder = { readonly storage: SharedStorage; readonly block: number };
+
+// Which storage block each shared typed array views, on this worker.
+const homes = new WeakMap<TypedArray, Holder>();
+const collected = new FinalizationRegistry<Holder>((h) =>
+  h.storage.release(h.block)
+);
+// The SharedArrayBuffers each memory has shown this worker (a grown
+// memory gives a new one; views on the old one stay valid).
+const buffersOf = new WeakMap<WebAssembly.Memory, WeakSet<ArrayBufferLike>>();
+// Each live run's storage on this worker, by its memory.
+const byMemory = new Map<WebAssembly.Memory, SharedStorage>();
+
+const VIEWS: Record<
+  DType,
+  new (b: SharedArrayBuffer, o: number, n: number) => TypedArray
+> = {
+  float16: Float16Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  int8: Int8Array,
+  int16: Int16Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  uint8: Uint8Array,
+  bool: Uint8Array,
+};
+
+/**
+ * One worker's view of the tensor storage in a run's shared heap.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "../../scheduler/scheduler.ts";
+ * import { SharedHeap } from "../../scheduler/shared/heap.ts";
+ * import { PoolMember } from "../../scheduler/shared/pool_member.ts";
+ * import { createWakeRings } from "../../scheduler/shared/wake_ring.ts";
+ * import { allocate, LARGE_ELEMENTS } from "../../kernels/allocate.ts";
+ * import { SharedStorage } from "./shared_storage.ts";
+ * import { assert, assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * createWakeRings(heap, 1);
+ * const member = new PoolMember(heap, 0, new Scheduler({ threadContext: false }));
+ * const storage = SharedStorage.install(member);
+ * const data = allocate("float32", LARGE_ELEMENTS);
+ * assert(data.buffer instanceof SharedArrayBuffer);
+ * const block = SharedStorage.blockOf(heap.memory, data)!;
+ * assertEquals(storage.view(block, "float32", data.length)[0], 0);
+ * storage.uninstall();
+ * member.close();
+ * ```
+ */
+export class SharedStorage {
+  readonly #member: PoolMember;
+  #previous: LargeArraySource | undefined;
+  #installed = false;
+
+  private constructor(member: PoolMember) {
+    this.#member = member;
+  }
+
+  /**
+   * Makes this worker's large arrays come from the run's heap until
+   * `uninstall`.
+   *
+   * @param member This worker.
+   * @returns The storage.
+   */
+  static install(member: PoolMember): SharedStorage {
+    const storage = new SharedStorage(member);
+    byMemory.set(member.heap.memory, storage);
+    storage.#previous = setLargeArraySource((dtype, length) =>
+      storage.allocate(dtype, length)
+    );
+    storage.#installed = true;
+    return storage;
+  }
+
+  /** Gives large arrays private buffers again (the run has ended). */
+  uninstall(): void {
+    if (!this.#installed) return;
+    this.#installed = false;
+    setLargeArraySource(this.#previous);
+    byMemory.delete(this.#member.heap.memory);
+  }
+
+  /**
+   * This worker's storage for a run's memory, while that run is installed.
+   *
+   * @param memory The run's memory.
+   * @returns The storage, or `undefined`.
+   */
+  static of(memory: WebAssembly.Memory): SharedStorage | undefined {
+    return byMemory.get(memory);
+  }
+
+  /**
+   * The storage block that `data` views, if it lives in `memory`.
+   *
+   * @param memory A run's memory.
+   * @param data A tensor's elements.
+   * @returns The block's offset, or `undefined` for any other array.
+   */
+  static blockOf(
+    memory: WebAssembly.Memory,
+    data: TypedArray,
+  ): number | undefined {
+    const holder = homes.get(data);
+    if (holder === undefined) return undefined;
+    return holder.storage.#member.heap.memory === memory
+      ? holder.block
+      : undefined;
+  }
+
+  /**
+   * Where `array` starts in `memory`, if it is a view on it (a shared
+   * tensor's elements, or part of them).
+   *
+   * @param memory A run's memory.
+   * @param array Any typed array.
+   * @returns Its byte offset in the memory, or `undefined`.
+   */
+  static offsetIn(
+    memory: WebAssembly.Memory,
+    array: TypedArray,
+  ): number | undefined {
+    return buffersOf.get(memory)?.has(array.buffer)
+      ? array.byteOffset
+      : undefined;
+  }
+
+  /**
+   * A typed array over `memory` at a byte offset, for use while its owner
+   * keeps the storage alive (it takes no hold).
+   *
+   * @param memory A run's memory.
+   * @param dtype The element type.
+   * @param at The byte offset.
+   * @param length The element count.
+   * @returns The view.
+   */
+  static viewIn(
+    memory: WebAssembly.Memory,
+    dtype: DType,
+    at: number,
+    length: number,
+  ): TypedArray {
+    return new VIEWS[dtype](memory.buffer as SharedArrayBuffer, at, length);
+  }
+
+  /**
+   * A new zero-filled array in the heap, held by this worker, or
+   * `undefined` when the budget or the memory is used up.
+   *
+   * @param dtype The element type.
+   * @param length The element count.
+   * @returns The array, or `undefined`.
+   */
+  allocate(dtype: DType, length: number): TypedArray | undefined {
+    const bytes = length * itemSize(dtype);
+    const member = this.#member;
+    const heap = member.heap;
+    if (Atomics.load(heap.i32, Global.StorageBytes) + bytes > BUDGET_BYTES) {
+      return undefined;
+    }
+    let block: number;
+    member.lock();
+    try {
+      block = heap.allocData(HEADER + bytes);
+    } catch (error) {
+      if (error instanceof SharedMemoryExhausted) return undefined;
+      throw error;
+    } finally {
+      member.unlock();
+    }
+    Atomics.add(heap.i32, Global.StorageBytes, bytes);
+    heap.cover(block + HEADER + bytes);
+    heap.i32[block >> 2] = 1;
+    heap.i32[(block >> 2) + 1] = bytes;
+    // A reused block holds an earlier tensor's elements.
+    heap.u8.fill(0, block + HEADER, block + HEADER + bytes);
+    return this.#hold(block, dtype, length);
+  }
+
+  /**
+   * A typed array over an existing block, for a reader on this worker; it
+   * takes a hold of its own.
+   *
+   * @param block The block.
+   * @param dtype The element type.
+   * @param length The element count.
+   * @returns The array.
+   */
+  view(block: number, dtype: DType, length: number): TypedArray {
+    this.retain(block);
+    this.#member.heap.cover(block + HEADER + length * itemSize(dtype));
+    return this.#hold(block, dtype, length);
+  }
+
+  /**
+   * Adds a holder (a blob that refers to the block).
+   *
+   * @param block The block.
+   */
+  retain(block: number): void {
+    Atomics.add(this.#member.heap.i32, block >> 2, 1);
+  }
+
+  /**
+   * Ends a hold; the last frees the block.
+   *
+   * @param block The block.
+   */
+  release(block: number): void {
+    const i32 = this.#member.heap.i32;
+    if (Atomics.sub(i32, block >> 2, 1) !== 1) return;
+    Atomics.sub(i32, Global.StorageBytes, i32[(block >> 2) + 1]);
+    this.#member.freeDataLater(block);
+  }
+
+  #hold(block: number, dtype: DType, length: number): TypedArray {
+    const memory = this.#member.heap.memory;
+    const buffer = memory.buffer as SharedArrayBuffer;
+    let buffers = buffersOf.get(memory);
+    if (buffers === undefined) buffersOf.set(memory, buffers = new WeakSet());
+    buffers.add(buffer);
+    const data = new VIEWS[dtype](buffer, block + HEADER, length);
+    const holder = { storage: this, block };
+    homes.set(data, holder);
+    collected.register(data, holder);
+    return data;
+  }
+}
