@@ -85,6 +85,25 @@ export type {
   UnaryKind,
 } from "./kernels/device.ts";
 export { decodeNpy, encodeNpy } from "./kernels/npy.ts";
+export {
+  readPaddleTensor,
+  readPaddleTensors,
+  writePaddleTensor,
+  writePaddleTensors,
+} from "./runtime/tensor_files/paddle_tensor.ts";
+export type {
+  LoD,
+  PaddleTensor,
+  PaddleTensorRead,
+} from "./runtime/tensor_files/paddle_tensor.ts";
+export {
+  readTensorFile,
+  sniffTensorFile,
+} from "./runtime/tensor_files/tensor_file.ts";
+export type {
+  TensorFileContents,
+  TensorFileFormat,
+} from "./runtime/tensor_files/tensor_file.ts";
 export * from "./gen/rill/v1/framework_pb.ts";
 /** The green-thread runtime as a TypeScript API: channels, `go`, `select`, timers. */
 export * as csp from "./scheduler/mod.ts";

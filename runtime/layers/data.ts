@@ -1,13 +1,15 @@
 /**
  * Builders for the data ops: `read` (rows of a `.npy` or CSV file), `save`
- * and `load` (whole tensors as `.npy`).
+ * and `load` (one tensor, as `.npy` or in Paddle's tensor format),
+ * `saveCombine` and `loadCombine` (several tensors in one Paddle combined
+ * file).
  *
  * @module
  */
 import type { DType } from "../../kernels/dtype.ts";
 import { codeOfDType } from "../dtype_codes.ts";
 import { defaultProgram, type Variable } from "../program.ts";
-import { appendLayer } from "./append_layer.ts";
+import { appendLayer, type OutOptions } from "./append_layer.ts";
 
 /** Options of `read`. */
 export interface ReadOptions {
@@ -59,11 +61,22 @@ export function read(
   return [Out[0], rows];
 }
 
+/** Options of `save` and `saveCombine`. */
+export interface SaveOptions {
+  /** Replace an existing file; `false`: an existing file panics. @default {true} */
+  overwrite?: boolean;
+  /** Convert to float16 before writing. @default {false} */
+  saveAsFp16?: boolean;
+}
+
 /**
- * `save`: writes `x` to `path` as `.npy` when the op runs.
+ * `save`: writes `x` to `path` when the op runs, as NumPy `.npy` when the
+ * path ends in `.npy` (any case) and in Paddle's tensor format otherwise
+ * (what Paddle's own `save` op writes, to names like `fc_0.w_0`).
  *
  * @param x The tensor.
  * @param path The file.
+ * @param options Overwrite, float16.
  *
  * @example Usage
  * ```ts
@@ -75,14 +88,37 @@ export function read(
  * assertEquals(p.desc.blocks[0].ops[1].type, "save");
  * ```
  */
-export function save(x: Variable, path: string): void {
-  appendLayer("save", { X: x }, { file_path: path });
+export function save(
+  x: Variable,
+  path: string,
+  options: SaveOptions = {},
+): void {
+  appendLayer("save", { X: x }, {
+    file_path: path,
+    overwrite: options.overwrite,
+    save_as_fp16: options.saveAsFp16,
+  });
+}
+
+/** Options of `load`. */
+export interface LoadOptions extends OutOptions {
+  /** Convert to float16 after reading. @default {false} */
+  loadAsFp16?: boolean;
+  /**
+   * Read only `shape`'s element count, starting at this element (Paddle's
+   * `seek`); absent: the whole tensor.
+   */
+  seek?: number | bigint;
+  /** The shape of what `seek` reads. @default {[]} */
+  shape?: readonly number[];
 }
 
 /**
- * `load`: the tensor in a `.npy` file.
+ * `load`: the tensor in a file, NumPy `.npy` or Paddle's tensor format,
+ * told apart by its first bytes.
  *
  * @param path The file.
+ * @param options Where to write, float16, seek.
  * @returns The output variable.
  *
  * @example Usage
@@ -94,6 +130,87 @@ export function save(x: Variable, path: string): void {
  * assertEquals(p.guard(() => load("x.npy")).kind, "tensor");
  * ```
  */
-export function load(path: string): Variable {
-  return appendLayer("load", {}, { file_path: path }).Out[0];
+export function load(path: string, options: LoadOptions = {}): Variable {
+  return appendLayer("load", {}, {
+    file_path: path,
+    load_as_fp16: options.loadAsFp16,
+    seek: options.seek,
+    shape: options.shape?.map(BigInt),
+  }, { Out: options.out }).Out[0];
+}
+
+/**
+ * `save_combine`: writes every tensor of `xs`, in order, to one Paddle
+ * combined file (as `fluid.io.save_params` with a `filename` does).
+ *
+ * @param xs The tensors.
+ * @param path The file.
+ * @param options Overwrite, float16.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, Program, saveCombine } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => saveCombine([fillConstant({ shape: [2] }), fillConstant({ shape: [3] })], "__params__"));
+ * assertEquals(p.desc.blocks[0].ops[2].inputs[0].arguments.length, 2);
+ * ```
+ */
+export function saveCombine(
+  xs: readonly Variable[],
+  path: string,
+  options: SaveOptions = {},
+): void {
+  appendLayer("save_combine", { X: xs }, {
+    file_path: path,
+    overwrite: options.overwrite,
+    save_as_fp16: options.saveAsFp16,
+  });
+}
+
+/** Options of `loadCombine`. */
+export interface LoadCombineOptions {
+  /** Convert to float16 after reading. @default {false} */
+  loadAsFp16?: boolean;
+}
+
+/**
+ * `load_combine`: the tensors of a Paddle combined file, in file order.
+ * The file must hold exactly one tensor per output.
+ *
+ * @param path The file.
+ * @param into The variables to load into, in file order, or how many new
+ * tensor variables to make.
+ * @param options Float16.
+ * @returns The output variables.
+ *
+ * @example Usage
+ * ```ts
+ * import { loadCombine, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const [w, b] = p.guard(() => loadCombine("__params__", 2));
+ * assertEquals([w.kind, b.kind], ["tensor", "tensor"]);
+ * ```
+ */
+export function loadCombine(
+  path: string,
+  into: number | readonly Variable[],
+  options: LoadCombineOptions = {},
+): Variable[] {
+  const block = defaultProgram().currentBlock;
+  const outs = typeof into === "number"
+    ? Array.from(
+      { length: into },
+      () =>
+        block.createVar({ name: block.program.uniqueName("load_combine.out") }),
+    )
+    : [...into];
+  appendLayer("load_combine", {}, {
+    file_path: path,
+    load_as_fp16: options.loadAsFp16,
+  }, { Out: outs });
+  return outs;
 }

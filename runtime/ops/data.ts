@@ -1,19 +1,19 @@
 /**
  * Data ops: `read` (rows of a NumPy `.npy` or CSV file, for concurrent
- * minibatch loading), `save` and `load` (whole tensors as `.npy`). File I/O
- * is asynchronous: a green thread awaiting it is not blocked on a channel,
- * so it never counts toward a deadlock, and other threads run meanwhile.
- * `read` of an `.npy` reads only the header and the rows it returns, so a
- * loop over batches costs each batch once, not the whole file.
+ * minibatch loading), and the tensor file ops of `save_load.ts` (`save`,
+ * `load`, `save_combine`, `load_combine`: whole tensors as `.npy` or in
+ * Paddle's tensor format). File I/O is asynchronous: a green thread
+ * awaiting it is not blocked on a channel, so it never counts toward a
+ * deadlock, and other threads run meanwhile. `read` of an `.npy` reads only
+ * the header and the rows it returns, so a loop over batches costs each
+ * batch once, not the whole file.
  *
  * @module
  */
 import { parseCsvRows } from "../../kernels/csv.ts";
 import {
-  decodeNpy,
   decodeNpyHeader,
   decodeNpyRows,
-  encodeNpy,
   type NpyHeader,
 } from "../../kernels/npy.ts";
 import { type DType, itemSize } from "../../kernels/dtype.ts";
@@ -25,15 +25,8 @@ import type { ThreadContext } from "../thread_context.ts";
 import type { VarRef } from "../var_ref.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 import { AttrError } from "../attr_read.ts";
-
-async function readBytes(path: string): Promise<Uint8Array> {
-  try {
-    return await Deno.readFile(path);
-  } catch (e) {
-    const why = fileErrorReason(e);
-    throw new RangeError(`cannot read "${path}": ${why}`);
-  }
-}
+import { readFileBytes } from "./_file_bytes.ts";
+import { SAVE_LOAD_OPS } from "./save_load.ts";
 
 // A row index or count must be a whole number ≥ 0: a fractional one would
 // reach the slice kernel and give rows that are in no file, and a negative
@@ -179,45 +172,16 @@ const read = defineOp({
       const want = optionalCount(count, scope);
       const { tensor, total } = format === "npy"
         ? await readNpyRows(path, from, want)
-        : readCsvRows(await readBytes(path), path, dtype, from, want, thread);
+        : readCsvRows(
+          await readFileBytes(path),
+          path,
+          dtype,
+          from,
+          want,
+          thread,
+        );
       out.write(scope, tensor);
       rows?.write(scope, Tensor.fromArray([BigInt(total)], "int64", [1]));
-    };
-  },
-});
-
-const save = defineOp({
-  type: "save",
-  summary: "writes X to file_path as NumPy .npy",
-  inputs: { X: slot.tensor() },
-  outputs: {},
-  attrs: { file_path: attr.required("string"), overwrite: attr.bool(true) },
-  prepare(ctx) {
-    const x = ctx.input("X");
-    const { file_path, overwrite } = ctx.attrs;
-    return (scope) => {
-      const bytes = encodeNpy(x.tensor(scope));
-      return Deno.writeFile(file_path, bytes, { createNew: !overwrite })
-        .catch((e) => {
-          throw new RangeError(
-            `cannot write "${file_path}": ${fileErrorReason(e)}`,
-          );
-        });
-    };
-  },
-});
-
-const load = defineOp({
-  type: "load",
-  summary: "Out = the tensor in the .npy file file_path",
-  inputs: {},
-  outputs: { Out: slot.tensor() },
-  attrs: { file_path: attr.required("string") },
-  prepare(ctx) {
-    const out = ctx.output("Out");
-    const path = ctx.attrs.file_path;
-    return async (scope) => {
-      out.write(scope, decodeNpy(await readBytes(path)));
     };
   },
 });
@@ -233,4 +197,4 @@ const load = defineOp({
  * assert(DATA_OPS.some((def) => def.type === "read"));
  * ```
  */
-export const DATA_OPS: readonly OpDef[] = [read, save, load];
+export const DATA_OPS: readonly OpDef[] = [read, ...SAVE_LOAD_OPS];

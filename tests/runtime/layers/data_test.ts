@@ -1,4 +1,5 @@
-// The data builders (`read`, `save`, `load`): what each appends, and
+// The data builders (`read`, `save`, `load`, `saveCombine`,
+// `loadCombine`): what each appends, and
 // concurrent minibatch loading (csp.md, as examples/minibatch.ts): reader
 // goroutines read batches of a `.npy` file into a channel while the main
 // green thread computes on each batch, under several seeds.
@@ -18,6 +19,7 @@ import {
   ifElse,
   increment,
   load,
+  loadCombine,
   makeChannel,
   matmul,
   type OpDesc,
@@ -28,12 +30,14 @@ import {
   recvOk,
   reduceSum,
   save,
+  saveCombine,
   select,
   send,
   Tensor,
   VarType_Type,
   whileLoop,
 } from "../../../mod.ts";
+import { attrOf } from "../../_helpers/attr_of.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { printedBy } from "../../_helpers/run_program.ts";
 import { slotsOf } from "../../_helpers/slots_of.ts";
@@ -98,6 +102,54 @@ Deno.test("save() and load() carry file_path", () => {
   assertEquals([saveOp.type, attrsOf(saveOp).file_path], ["save", "out.npy"]);
   assertEquals([loadOp.type, attrsOf(loadOp).file_path], ["load", "out.npy"]);
   assertEquals(slotsOf(loadOp.outputs), { Out: [y.name] });
+});
+
+Deno.test("save() and load() carry Paddle's float16, overwrite and seek attributes", () => {
+  const p = new Program();
+  const [x, y] = p.guard(() => {
+    const x = fillConstant({ shape: [4], value: 1 });
+    save(x, "x", { overwrite: false, saveAsFp16: true });
+    return [x, load("x", { out: x, loadAsFp16: true, seek: 1, shape: [2] })];
+  });
+  const [, saveOp, loadOp] = p.desc.blocks[0].ops;
+  assertEquals(
+    [attrOf(saveOp, "overwrite").b, attrOf(saveOp, "save_as_fp16").b],
+    [false, true],
+  );
+  assertEquals(attrOf(loadOp, "load_as_fp16").b, true);
+  assertEquals(attrOf(loadOp, "seek").l, 1n);
+  assertEquals(attrOf(loadOp, "shape").longs, [2n]);
+  assertEquals(y, x);
+});
+
+Deno.test("saveCombine() appends one save_combine of every tensor, in order", () => {
+  const p = new Program();
+  const xs = p.guard(() => {
+    const xs = [fillConstant({ shape: [2] }), int64(3)];
+    saveCombine(xs, "__params__", { saveAsFp16: true });
+    return xs;
+  });
+  const op = p.desc.blocks[0].ops.at(-1)!;
+  assertEquals(op.type, "save_combine");
+  assertEquals(slotsOf(op.inputs), { X: xs.map((x) => x.name) });
+  assertEquals(attrsOf(op).file_path, "__params__");
+  assertEquals(attrOf(op, "save_as_fp16").b, true);
+});
+
+Deno.test("loadCombine() loads into new variables or the ones given", () => {
+  const p = new Program();
+  const [fresh, given, w] = p.guard(() => {
+    const fresh = loadCombine("a.pdiparams", 2);
+    const w = fillConstant({ shape: [2] });
+    return [fresh, loadCombine("b", [w], { loadAsFp16: true }), w];
+  });
+  const ops = p.desc.blocks[0].ops;
+  assertEquals(fresh.map((v) => v.kind), ["tensor", "tensor"]);
+  assertEquals(new Set(fresh.map((v) => v.name)).size, 2);
+  assertEquals(slotsOf(ops[0].outputs), { Out: fresh.map((v) => v.name) });
+  assertEquals(given, [w]);
+  assertEquals(slotsOf(ops[2].outputs), { Out: [w.name] });
+  assertEquals(attrOf(ops[2], "load_as_fp16").b, true);
 });
 
 // ---- Concurrent minibatch loading ----------------------------------------
