@@ -28,7 +28,7 @@ import { runBlock } from "./block_runner.ts";
 import { ProgramError } from "./errors.ts";
 import { PreparedProgram } from "./prepare.ts";
 import { Scope } from "./scope.ts";
-import type { RunServices } from "./thread_context.ts";
+import { type RunServices, threadContext } from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
 import { TensorArray, type Value } from "./value.ts";
 import { varInfoOf } from "./var_info.ts";
@@ -188,7 +188,7 @@ export class Executor {
         print: this.#print,
       };
       await scheduler.run(
-        (thread) => runBlock(main, scope, { run: services, thread }),
+        (thread) => runBlock(main, scope, threadContext(services, thread)),
         { signal: options.signal },
       );
     }
@@ -246,7 +246,7 @@ export class Executor {
     });
     try {
       await scheduler.run(
-        (thread) => runBlock(main, root, { run: services, thread }),
+        (thread) => runBlock(main, root, threadContext(services, thread)),
         {
           signal: signal === undefined
             ? failed.signal

@@ -29,23 +29,56 @@ export interface RunServices {
 }
 
 /**
+ * The options of every scheduler operation an op may park on (send,
+ * receive, select, sleep, a wait group, blocking forever). They name the
+ * thread, so that the scheduler counts it as blocked and draws from its
+ * random stream.
+ */
+export type ParkOptions =
+  & ChannelOpOptions
+  & SelectOptions
+  & SleepOptions
+  & BlockForeverOptions
+  & WaitGroupWaitOptions;
+
+/**
  * One green thread's view of the run. The block runner records the op it
  * is at in `thread.where`, so a deadlock dump shows where each thread waits.
- *
- * It is also the options value of every scheduler operation an op may park
- * on (send, receive, select, sleep, a wait group): it names the thread, so
- * that the scheduler counts it as blocked and draws from its random stream,
- * and one object serves all of a thread's operations.
  */
-export interface ThreadContext
-  extends
-    ChannelOpOptions,
-    SelectOptions,
-    SleepOptions,
-    BlockForeverOptions,
-    WaitGroupWaitOptions {
+export interface ThreadContext {
   /** The run's services. */
   readonly run: RunServices;
   /** The green thread running the ops. */
   readonly thread: GreenThread;
+  /** What the thread's ops pass to the operations they park on. */
+  readonly parkAs: ParkOptions;
+}
+
+/**
+ * The context of a green thread of a run.
+ *
+ * @param run The run's services.
+ * @param thread The thread.
+ * @returns Its context; one object serves all of its parking operations.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "../scheduler/scheduler.ts";
+ * import { cpuDevice } from "../kernels/cpu/device.ts";
+ * import { threadContext } from "./thread_context.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const scheduler = new Scheduler({ seed: 1 });
+ * await scheduler.run((thread) => {
+ *   const run = { scheduler, device: cpuDevice, seed: 1, print: () => {} };
+ *   const ctx = threadContext(run, thread);
+ *   assertEquals(ctx.parkAs.thread, thread);
+ * });
+ * ```
+ */
+export function threadContext(
+  run: RunServices,
+  thread: GreenThread,
+): ThreadContext {
+  return { run, thread, parkAs: { thread } };
 }

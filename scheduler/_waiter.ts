@@ -22,21 +22,19 @@ import {
 } from "./green_thread.ts";
 import type { Panic } from "./panic.ts";
 
+// A waiter's kind: its operation, and for a plain waiter, once a waker has
+// completed it, how its thread resumes.
+
 /** A plain receive: resumes with the value. */
 export const RECV = 0;
 /** A receive with ok: resumes with `{ value, ok }`. */
 export const RECV_OK = 1;
 /** A send: resumes with undefined. */
 export const SEND = 2;
-// What a plain waiter's kind becomes when it completes: a RECV_OK that got
-// a closed channel's zero value (ok false), or any operation that panics
-// (`value` holds the Panic).
+// A RECV_OK that got a closed channel's zero value: resumes with ok false.
 const RECV_CLOSED = 3;
+// Any plain operation that panics: `value` holds the Panic.
 const PANICKED = 4;
-// Flags added to a kind: a case of a select (a SelectWaiter); a plain
-// operation with an AbortSignal (its AbortWatch is in `watches`).
-const IN_SELECT = 8;
-const WATCHED = 16;
 
 function noop(): void {}
 
@@ -46,22 +44,19 @@ export interface AbortWatch {
   readonly onAbort: () => void;
 }
 
-// The AbortWatch of each watched plain waiter: abort is rare, so the waiter
-// spends a flag bit on it rather than a field.
-const watches = new WeakMap<Waiter, AbortWatch>();
-
 /**
  * One parked plain operation on one channel. Fields are few on purpose (a
- * million parked threads must fit in 1 GiB): `kind` carries the operation,
- * its outcome and flags; a panic replaces the value; the promise keeps only
- * its resolve function (a rejection resolves it with a rejected promise).
+ * million parked threads must fit in 1 GiB): `kind` is the operation and
+ * then its outcome; a panic replaces the value; the promise keeps only its
+ * resolve function (a rejection resolves it with a rejected promise). A
+ * select's cases are SelectWaiters, whose parking is on their select.
  */
 export class Waiter implements Parked {
   prev: Waiter | null = null;
   next: Waiter | null = null;
   /** The queue holding this waiter, or null. */
   queue: WaitQueue | null = null;
-  /** RECV, RECV_OK or SEND, or once completed the outcome; plus flags. */
+  /** RECV, RECV_OK or SEND; once completed, RECV_CLOSED or PANICKED too. */
   kind: number;
   /**
    * SEND: the value offered, fixed when the operation began. RECV: the value
@@ -71,6 +66,8 @@ export class Waiter implements Parked {
   // A plain operation's parking; a select keeps these on its record.
   thread: GreenThread | undefined = undefined;
   resolve: (value: unknown) => void = noop;
+  /** The signal that may abort a plain operation, while it is parked. */
+  abort: AbortWatch | undefined = undefined;
 
   constructor(kind: number, value: unknown) {
     this.kind = kind;
@@ -95,7 +92,7 @@ export class SelectWaiter extends Waiter {
     select: SelectRecord,
     index: number,
   ) {
-    super(kind | IN_SELECT, value);
+    super(kind, value);
     this.select = select;
     this.index = index;
   }
@@ -103,9 +100,7 @@ export class SelectWaiter extends Waiter {
 
 /** The thread a waiter's operation belongs to, if known. */
 export function waiterThread(w: Waiter): GreenThread | undefined {
-  return (w.kind & IN_SELECT) === 0
-    ? w.thread
-    : (w as SelectWaiter).select.thread;
+  return w instanceof SelectWaiter ? w.select.thread : w.thread;
 }
 
 /** A FIFO of waiters, as an intrusive doubly linked list (O(1) removal). */
@@ -208,8 +203,7 @@ export function park(
   parking = w;
   const p = new Promise(captureResolve);
   if (signal !== undefined) {
-    w.kind |= WATCHED;
-    watches.set(w, watch(signal, () => abortWaiter(w), thread));
+    w.abort = watch(signal, () => abortWaiter(w), thread);
   }
   return p;
 }
@@ -246,14 +240,13 @@ export function parkSelect(
  * unlinks its other waiters. Precondition: `w` is out of its queue.
  */
 export function complete(w: Waiter, value: unknown, ok: boolean): void {
-  if ((w.kind & IN_SELECT) === 0) {
+  if (!(w instanceof SelectWaiter)) {
     w.value = value;
-    if (!ok && (w.kind & ~WATCHED) === RECV_OK) w.kind += RECV_CLOSED - RECV_OK;
+    if (!ok && w.kind === RECV_OK) w.kind = RECV_CLOSED;
     return;
   }
-  const sw = w as SelectWaiter;
-  const rec = sw.select;
-  rec.index = sw.index;
+  const rec = w.select;
+  rec.index = w.index;
   rec.value = value;
   rec.ok = ok;
   rec.unlink();
@@ -261,30 +254,26 @@ export function complete(w: Waiter, value: unknown, ok: boolean): void {
 
 /** Like `complete`, but the operation panics (a send on a closed channel). */
 export function completeWithPanic(w: Waiter, panic: Panic): void {
-  if ((w.kind & IN_SELECT) === 0) {
-    w.kind = PANICKED | (w.kind & WATCHED);
+  if (!(w instanceof SelectWaiter)) {
+    w.kind = PANICKED;
     w.value = panic;
     return;
   }
-  const sw = w as SelectWaiter;
-  const rec = sw.select;
-  rec.index = sw.index;
+  const rec = w.select;
+  rec.index = w.index;
   rec.panic = panic;
   rec.unlink();
 }
 
 /** Resumes the thread parked on a completed waiter: the waker's last step. */
 export function resume(w: Waiter): void {
-  let kind = w.kind;
-  if ((kind & IN_SELECT) !== 0) {
-    return resumeSelect((w as SelectWaiter).select);
-  }
+  if (w instanceof SelectWaiter) return resumeSelect(w.select);
   if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
-  if ((kind & WATCHED) !== 0) {
-    unwatch(watches.get(w)!, w.thread);
-    watches.delete(w);
-    kind &= ~WATCHED;
+  if (w.abort !== undefined) {
+    unwatch(w.abort, w.thread);
+    w.abort = undefined;
   }
+  const kind = w.kind;
   if (kind === RECV) w.resolve(w.value);
   else if (kind === SEND) w.resolve(undefined);
   else if (kind === RECV_OK) w.resolve({ value: w.value, ok: true });
@@ -321,8 +310,8 @@ function abortWaiter(w: Waiter): void {
   w.queue.remove(w);
   if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
   if (w.thread !== undefined) runOf(w.thread).settle();
-  const abort = watches.get(w)!;
-  watches.delete(w);
+  const abort = w.abort!;
+  w.abort = undefined;
   rejectVia(w.resolve, abort.signal.reason);
 }
 

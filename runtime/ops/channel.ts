@@ -166,7 +166,7 @@ const channelSend = defineOp({
     const x = ctx.input("X");
     // The ThreadContext is a valid ChannelOpOptions: it names the thread.
     return (scope, thread) =>
-      sendTensor(ch.channel(scope), x.tensor(scope), thread);
+      sendTensor(ch.channel(scope), x.tensor(scope), thread.parkAs);
   },
 });
 
@@ -184,14 +184,16 @@ const channelRecv = defineOp({
     const status = ctx.optionalOutput("Status");
     return (scope, thread) => {
       const c = ch.channel(scope);
-      if (c === null) return blockForever("chan receive (nil chan)", thread);
+      if (c === null) {
+        return blockForever("chan receive (nil chan)", thread.parkAs);
+      }
       if (status === undefined) {
         // Without Status, no {value, ok} record per receive.
-        const value = c.recv(thread);
+        const value = c.recv(thread.parkAs);
         if (!(value instanceof Promise)) return out.write(scope, value);
         return value.then((v) => out.write(scope, v));
       }
-      const got = c.recvOk(thread);
+      const got = c.recvOk(thread.parkAs);
       if (!(got instanceof Promise)) {
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));

@@ -153,12 +153,10 @@ const selectOp = defineOp({
       };
     });
     return (scope, thread) => {
-      // The ThreadContext is a valid SelectOptions: it names the thread,
-      // whose scheduler's PRNG chooses.
       const cases = prepared.map((c) => toCase(c, scope));
       const pool = thread.run.pool;
       const chosen = pool === undefined
-        ? select(cases as SelectCase[], thread)
+        ? select(cases as SelectCase[], thread.parkAs)
         : selectShared(
           pool.member,
           cases as SharedCase[],

@@ -29,8 +29,7 @@ const sleepOp = defineOp({
       const wait = duration === undefined
         ? ms
         : Number(duration.tensor(scope).item(0));
-      // The ThreadContext is a valid SleepOptions: it names the thread.
-      if (wait > 0) return sleep(wait, ctx);
+      if (wait > 0) return sleep(wait, ctx.parkAs);
     };
   },
 });

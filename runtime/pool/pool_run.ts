@@ -39,7 +39,7 @@ import { InternalError } from "../errors.ts";
 import { freeVariables } from "../free_variables.ts";
 import type { PreparedProgram } from "../prepare.ts";
 import { Scope } from "../scope.ts";
-import type { RunServices } from "../thread_context.ts";
+import { type RunServices, threadContext } from "../thread_context.ts";
 import type { TensorArray, Value } from "../value.ts";
 import { ParallelGemm } from "./parallel_gemm.ts";
 import { ParallelKernels } from "./parallel_kernels.ts";
@@ -454,7 +454,7 @@ export class PoolRun {
       child.values[indexVar] = Tensor.scalar(BigInt(index), "int64");
     }
     const run = (thread: GreenThread) => {
-      const pending = runBlock(body, child, { run: services, thread });
+      const pending = runBlock(body, child, threadContext(services, thread));
       if (group === 0) return pending;
       if (pending === undefined) return this.#iterationDone(group);
       return pending.then(() => this.#iterationDone(group));
