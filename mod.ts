@@ -39,9 +39,10 @@ export { TensorArray } from "./runtime/value.ts";
 export type { RawValue, Value } from "./runtime/value.ts";
 export { InternalError, ProgramError } from "./runtime/errors.ts";
 export type { ProgramErrorWhere } from "./runtime/errors.ts";
-export { validateProgram } from "./runtime/validate.ts";
-export type { ValidateOptions } from "./runtime/validate.ts";
+export { UnknownOpsError, validateProgram } from "./runtime/validate.ts";
+export type { UnknownOp, ValidateOptions } from "./runtime/validate.ts";
 export { dumpProgram } from "./runtime/dump.ts";
+export type { DumpOptions } from "./runtime/dump.ts";
 export {
   decodeProgram,
   encodeProgram,

@@ -3,9 +3,25 @@
  * value is taken from the field the attribute's `type` names; an INT is
  * accepted where a LONG is expected and the reverse (design.md §2).
  *
+ * Paddle 2.x stores some attributes in types Rill's schemas do not name;
+ * they are read where they convert without loss of meaning:
+ *   FLOAT64 and FLOAT64S where a FLOAT or FLOATS is expected, rounded to
+ *   float32 as a FLOAT holds it;
+ *   a SCALAR holding a LONG where an INT, LONG or FLOAT is expected, one
+ *   holding a FLOAT64 where a FLOAT is, one holding a BOOLEAN where a
+ *   BOOLEAN is; SCALARS likewise where a list is expected.
+ * VAR and VARS (an attribute whose value a variable holds at run time) and
+ * complex SCALARs are read nowhere: they are the wrong type for every
+ * schema, and the error says what they are.
+ *
  * @module
  */
-import { AttrType, type OpDesc_Attr } from "../gen/rill/v1/framework_pb.ts";
+import {
+  AttrType,
+  type OpDesc_Attr,
+  type Scalar,
+  Scalar_Type,
+} from "../gen/rill/v1/framework_pb.ts";
 import type { AttrKind, AttrSchema, AttrSpec, AttrValueOf } from "./op_def.ts";
 
 /**
@@ -36,20 +52,43 @@ export const ATTR_TYPE_OF_KIND: Readonly<Record<AttrKind, AttrType>> = {
 };
 
 /**
- * Attribute names any Fluid op may carry that Rill reads from no op; they
- * are accepted and ignored so that programs saved by Fluid still load.
+ * The bookkeeping attributes Paddle puts on ops: the six that its
+ * `OpProtoAndCheckerMaker` adds to every op (role, role variables, name
+ * scope, creation call stack, device, quantization flag), and the oneDNN and
+ * cuDNN kernel-selection hints most ops carry. None of them changes what an
+ * op computes. Any op may carry them; Rill ignores them unless the op's
+ * schema declares one, and `dump` hides them unless asked.
+ *
+ * `is_test` is not among them: it changes what `dropout` and `batch_norm`
+ * compute. It is accepted on every op too (see `readAttrs`).
+ *
+ * @example Usage
+ * ```ts
+ * import { PADDLE_BOOKKEEPING_ATTRS } from "./attr_read.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(PADDLE_BOOKKEEPING_ATTRS.has("op_callstack"));
+ * assert(!PADDLE_BOOKKEEPING_ATTRS.has("is_test"));
+ * ```
  */
-const FLUID_COMMON_ATTRS: ReadonlySet<string> = new Set([
+export const PADDLE_BOOKKEEPING_ATTRS: ReadonlySet<string> = new Set([
   "op_role",
   "op_role_var",
   "op_namescope",
   "op_callstack",
   "op_device",
+  "with_quant_attr",
   "use_mkldnn",
   "use_cudnn",
-  "is_test",
-  "with_quant_attr",
+  "mkldnn_data_type",
+  "use_quantizer",
 ]);
+
+/**
+ * Paddle's `is_test`: the inference mode of the ops that have one, saved on
+ * many more by `save_inference_model`. Ops whose schema lacks it ignore it.
+ */
+const IS_TEST = "is_test";
 
 /**
  * Why an attribute is wrong; `attr` names it, as data.
@@ -83,7 +122,9 @@ export class AttrError extends Error {
 /**
  * Reads every attribute of the schema from `attrs`, applying defaults.
  * Throws an `AttrError` for a wrong type, a missing required attribute, a
- * duplicate or an unknown attribute.
+ * duplicate or an unknown attribute. Paddle's bookkeeping attributes and
+ * `is_test` are accepted on every op, whatever their type, and read only
+ * when the schema declares them.
  *
  * @param schema The op's attribute schema.
  * @param attrs The op's `OpDesc.attrs`.
@@ -109,7 +150,10 @@ export function readAttrs(
 ): Record<string, unknown> {
   for (let i = 0; i < attrs.length; i++) {
     const name = attrs[i].name;
-    if (!(name in schema) && !FLUID_COMMON_ATTRS.has(name)) {
+    if (
+      !(name in schema) && !PADDLE_BOOKKEEPING_ATTRS.has(name) &&
+      name !== IS_TEST
+    ) {
       throw new AttrError(name, "unknown attribute");
     }
     // An op has a handful of attributes: a scan beats building a map.
@@ -153,12 +197,33 @@ function readOne<K extends AttrKind>(
   if (value === undefined) {
     throw new AttrError(
       name,
-      `expected ${AttrType[ATTR_TYPE_OF_KIND[kind]]}, got ${
-        AttrType[a.type] ?? a.type
-      }`,
+      `expected ${AttrType[ATTR_TYPE_OF_KIND[kind]]}, got ${storedTypeName(a)}`,
     );
   }
   return value as AttrValueOf[K];
+}
+
+/**
+ * The type of a stored attribute as errors name it: `FLOAT`,
+ * `SCALAR(COMPLEX128)`, `VAR "x"`.
+ */
+function storedTypeName(a: OpDesc_Attr): string {
+  const name = AttrType[a.type] ?? String(a.type);
+  switch (a.type) {
+    case AttrType.SCALAR:
+      return a.scalar === undefined
+        ? `${name} with no value`
+        : `${name}(${scalarTypeName(a.scalar)})`;
+    case AttrType.VAR:
+      return `${name} ${JSON.stringify(a.varName)}`;
+    case AttrType.VARS:
+      return `${name} ${JSON.stringify(a.varsName)}`;
+  }
+  return name;
+}
+
+function scalarTypeName(s: Scalar): string {
+  return Scalar_Type[s.type] ?? String(s.type);
 }
 
 // The INT/LONG pairs convert; everything else must match exactly.
@@ -193,8 +258,64 @@ function valueOf(kind: AttrKind, a: OpDesc_Attr): unknown {
       return kind === "block" ? a.blockIdx : undefined;
     case AttrType.BLOCKS:
       return kind === "blocks" ? [...a.blocksIdx] : undefined;
+    case AttrType.FLOAT64:
+      return kind === "float" ? float32Of(a.float64, a.name) : undefined;
+    case AttrType.FLOAT64S:
+      return kind === "floats"
+        ? a.float64s.map((x) => float32Of(x, a.name))
+        : undefined;
+    case AttrType.SCALAR:
+      return a.scalar === undefined
+        ? undefined
+        : scalarValueOf(kind, a.scalar, a.name);
+    case AttrType.SCALARS:
+      return scalarsValueOf(kind, a.scalars, a.name);
   }
   return undefined;
+}
+
+/** The element kind a SCALARS attribute is read as, for each list kind. */
+const ELEMENT_KIND: Partial<Record<AttrKind, AttrKind>> = {
+  ints: "int",
+  longs: "long",
+  floats: "float",
+  bools: "bool",
+};
+
+function scalarsValueOf(
+  kind: AttrKind,
+  scalars: readonly Scalar[],
+  name: string,
+): unknown[] | undefined {
+  const element = ELEMENT_KIND[kind];
+  if (element === undefined) return undefined;
+  const values = scalars.map((s) => scalarValueOf(element, s, name));
+  return values.includes(undefined) ? undefined : values;
+}
+
+// A Scalar converts where its value keeps its meaning: no float becomes an
+// integer, and no number a bool.
+function scalarValueOf(kind: AttrKind, s: Scalar, name: string): unknown {
+  switch (s.type) {
+    case Scalar_Type.BOOLEAN:
+      return kind === "bool" ? s.b : undefined;
+    case Scalar_Type.LONG:
+      if (kind === "long") return s.i;
+      if (kind === "int") return int32Of(s.i, name);
+      return kind === "float" ? Math.fround(Number(s.i)) : undefined;
+    case Scalar_Type.FLOAT64:
+      return kind === "float" ? float32Of(s.r, name) : undefined;
+  }
+  return undefined;
+}
+
+/** A float64 as a FLOAT holds it; a finite value must stay finite. */
+function float32Of(x: number, name: string): number {
+  const f = Math.fround(x);
+  if (Number.isFinite(x) && !Number.isFinite(f)) {
+    throw new AttrError(name, `value ${x} does not fit a FLOAT`);
+  }
+  return f;
 }
 
 function int32Of(l: bigint, name: string): number {

@@ -1,6 +1,7 @@
 /**
  * The command line (design.md §5): `deno run -A mod.ts <program> [flags]`
- * validates and runs a program; `dump <program>` prints its readable form.
+ * validates and runs a program; `dump <program> [--all-attrs]` prints its
+ * readable form.
  * Exit codes: 0 success; 1 invalid input or usage (one `error:` line, no
  * stack trace, nothing run); 2 a panic or deadlock while running.
  *
@@ -24,7 +25,7 @@ const USAGE =
 
 Usage:
   deno run -A mod.ts <program.pb|program.txtpb> [flags]
-  deno run -A mod.ts dump <program.pb|program.txtpb>
+  deno run -A mod.ts dump <program.pb|program.txtpb> [--all-attrs]
 
 Flags:
   --workers N        threads for green threads, 1 to 256 (default: the
@@ -35,6 +36,8 @@ Flags:
   --fetch name[=f.npy]
                      after the run, writes the variable to f.npy, or prints
                      "name <value>" when no file is given (repeatable)
+  --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
+                     op_callstack, ..., stop_gradient, ...), hidden by default
   --help             shows this text
 
 Exit codes: 0 success, 1 invalid input or usage, 2 panic or deadlock.
@@ -168,6 +171,7 @@ async function runCommand(
         seed: { type: "string" },
         feed: { type: "string", multiple: true },
         fetch: { type: "string", multiple: true },
+        "all-attrs": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -183,10 +187,14 @@ async function runCommand(
   }
   if (positionals[0] === "dump") {
     if (positionals.length !== 2) {
-      throw new ProgramError("usage: dump <program.pb>");
+      throw new ProgramError("usage: dump <program.pb> [--all-attrs]");
     }
-    io.stdout(dumpProgram(await readProgramFile(positionals[1])));
+    const program = await readProgramFile(positionals[1]);
+    io.stdout(dumpProgram(program, { allAttrs: values["all-attrs"] }));
     return { code: 0 };
+  }
+  if (values["all-attrs"]) {
+    throw new ProgramError("--all-attrs: only the dump command takes it");
   }
   if (positionals.length !== 1) {
     throw new ProgramError(

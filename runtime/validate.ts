@@ -1,6 +1,7 @@
 /**
  * Validation before anything runs (design.md §5): every block index and
- * parent right, every op registered, every slot known and filled, every
+ * parent right, every op registered (all unknown op types are named at
+ * once, with their counts), every slot known and filled, every
  * variable declared in the op's block or an ancestor and of the kind its
  * slot takes, every attribute of the right type, every sub-block a child of
  * the op's block, and every shape mismatch that is known statically.
@@ -35,8 +36,66 @@ export interface ValidateOptions {
   registry?: ReadonlyMap<string, OpDef>;
 }
 
+/** One op type the registry lacks, as a program uses it. */
+export interface UnknownOp {
+  /** The op type. */
+  readonly type: string;
+  /** How many ops of the program have it. */
+  readonly count: number;
+  /** The block of its first op. */
+  readonly block: number;
+  /** The index of its first op in that block. */
+  readonly op: number;
+}
+
 /**
- * Checks a program; throws a `ProgramError` naming the first problem.
+ * Several ops of a program have types the registry lacks. The message lists
+ * each type once, in order of first appearance (blocks in order, then ops in
+ * order), with how many ops have it: `unknown ops: conv2d ×3, pool2d ×2`.
+ * A program with only one such op gets a plain `ProgramError` at that op
+ * instead: `block 0 op 2 (conv2d): unknown op "conv2d"`.
+ *
+ * @example Usage
+ * ```ts
+ * import { UnknownOpsError } from "./validate.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const e = new UnknownOpsError([
+ *   { type: "conv2d", count: 3, block: 0, op: 1 },
+ *   { type: "pool2d", count: 2, block: 0, op: 2 },
+ * ], { file: "m.pb" });
+ * assertEquals(e.message, "m.pb: unknown ops: conv2d ×3, pool2d ×2");
+ * assertEquals(e.ops[1].type, "pool2d");
+ * ```
+ */
+export class UnknownOpsError extends ProgramError {
+  /** Each unknown op type, in order of first appearance. */
+  readonly ops: readonly UnknownOp[];
+
+  /**
+   * Makes the error.
+   *
+   * @param ops Each unknown op type, in order of first appearance.
+   * @param where The file, when known.
+   */
+  constructor(ops: readonly UnknownOp[], where: { file?: string } = {}) {
+    const list = ops.map((o) => `${shownOpType(o.type)} ×${o.count}`);
+    super(`unknown ops: ${list.join(", ")}`, where);
+    this.name = "UnknownOpsError";
+    this.ops = ops;
+  }
+}
+
+// An op type prints bare when it is a plain name, else quoted, so that the
+// list reads one way only.
+function shownOpType(type: string): string {
+  return /^[\w.-]+$/.test(type) ? type : JSON.stringify(type);
+}
+
+/**
+ * Checks a program; throws a `ProgramError` naming the first problem. Op
+ * types the registry lacks are checked first, all at once: more than one
+ * such op is an `UnknownOpsError` listing every type with its count.
  *
  * @param program The program.
  * @param options Where it came from; which registry.
@@ -52,6 +111,18 @@ export interface ValidateOptions {
  *   blocks: [{ idx: 0, parentIdx: -1, ops: [{ type: "no_such_op" }] }],
  * });
  * assertThrows(() => validateProgram(program), Error, 'unknown op "no_such_op"');
+ * ```
+ *
+ * @example Every unknown op type, counted
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { ProgramDescSchema } from "../gen/rill/v1/framework_pb.ts";
+ * import { validateProgram } from "./validate.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * const ops = ["conv2d", "relu", "pool2d", "conv2d"].map((type) => ({ type }));
+ * const program = create(ProgramDescSchema, { blocks: [{ idx: 0, parentIdx: -1, ops }] });
+ * assertThrows(() => validateProgram(program), Error, "unknown ops: conv2d ×2, pool2d ×1");
  * ```
  */
 export function validateProgram(
@@ -228,6 +299,7 @@ class Validator {
     const blocks = this.#program.blocks;
     if (blocks.length === 0) this.#fail("the program has no blocks", {});
     blocks.forEach((b, i) => this.#checkBlock(b, i));
+    this.#checkOpsKnown();
     for (const block of blocks) {
       for (let i = 0; i < block.ops.length; i++) this.#checkOp(block, i);
     }
@@ -247,6 +319,34 @@ class Validator {
       opType: this.#opType,
       ...about,
     });
+  }
+
+  // Real programs often use several ops Rill lacks: name them all at once,
+  // before any one op's details.
+  #checkOpsKnown(): void {
+    const unknown = new Map<string, Mutable<UnknownOp>>();
+    const blocks = this.#program.blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const ops = blocks[b].ops;
+      for (let i = 0; i < ops.length; i++) {
+        const type = ops[i].type;
+        if (this.#registry.has(type)) continue;
+        const seen = unknown.get(type);
+        if (seen !== undefined) seen.count++;
+        else unknown.set(type, { type, count: 1, block: b, op: i });
+      }
+    }
+    if (unknown.size === 0) return;
+    const [first] = unknown.values();
+    if (unknown.size === 1 && first.count === 1) {
+      this.#fail(`unknown op "${first.type}"`, {
+        block: first.block,
+        op: first.op,
+        opType: first.type,
+      });
+    }
+    const where = this.#file === undefined ? {} : { file: this.#file };
+    throw new UnknownOpsError([...unknown.values()], where);
   }
 
   #checkBlock(block: BlockDesc, i: number): void {

@@ -19,6 +19,7 @@ import { buildProgram } from "../_helpers/run_program.ts";
 import { doubler } from "../_helpers/doubler.ts";
 import { mapLimited, ROOT, runRill } from "../_helpers/rill_process.ts";
 import { withTempDir } from "../_helpers/with_temp_dir.ts";
+import { PADDLE2_OUTPUT, paddle2Program } from "../_helpers/paddle2_program.ts";
 import {
   op,
   type OpInit,
@@ -37,7 +38,7 @@ const printX = op("print", { In: ["x"] });
 function printsFirst(
   vars: VarInit[],
   ops: OpInit[],
-  more: { idx: number; parentIdx: number }[] = [],
+  more: { idx: number; parentIdx: number; ops?: OpInit[] }[] = [],
 ): Uint8Array {
   return toBinary(
     ProgramDescSchema,
@@ -107,6 +108,23 @@ const BAD_INPUTS: readonly BadInput[] = [
     file: ["unknown_op.pb", printsFirst([], [op("frobnicate")])],
     args: (d) => [join(d, "unknown_op.pb")],
     says: 'unknown_op.pb: block 0 op 2 (frobnicate): unknown op "frobnicate"',
+  },
+  {
+    what: "several unknown ops",
+    file: [
+      "unknown_ops.pb",
+      printsFirst([], [op("conv2d"), op("pool2d"), op("conv2d")], [
+        { idx: 1, parentIdx: 0, ops: [op("batch_norm"), op("conv2d")] },
+      ]),
+    ],
+    args: (d) => [join(d, "unknown_ops.pb")],
+    says: "unknown_ops.pb: unknown ops: conv2d ×3, pool2d ×1, batch_norm ×1",
+  },
+  {
+    what: "--all-attrs without dump",
+    file: ["all_attrs.pb", printsFirst([], [])],
+    args: (d) => [join(d, "all_attrs.pb"), "--all-attrs"],
+    says: "--all-attrs: only the dump command takes it",
   },
   {
     what: "an undeclared variable",
@@ -273,7 +291,14 @@ Deno.test("the CLI prints usage for --help and -h with exit 0", async () => {
     assertEquals([r.code, r.stderr], [0, ""]);
     assertStringIncludes(r.stdout, "Usage:");
     for (
-      const flag of ["--workers", "--device", "--seed", "--feed", "--fetch"]
+      const flag of [
+        "--workers",
+        "--device",
+        "--seed",
+        "--feed",
+        "--fetch",
+        "--all-attrs",
+      ]
     ) {
       assertStringIncludes(r.stdout, flag);
     }
@@ -297,6 +322,44 @@ Deno.test("the CLI dump command prints the readable form", async () => {
     lines.includes('  op 3: print(In=[mul.out_0]) {message="Y"}'),
     r.stdout,
   );
+});
+
+Deno.test("the CLI dumps a Paddle 2.x program without its bookkeeping, shows it with --all-attrs, and runs it", async () => {
+  await withTempDir(async (dir) => {
+    const pb = join(dir, "paddle2.pb");
+    await Deno.writeFile(pb, toBinary(ProgramDescSchema, paddle2Program()));
+    const [plain, all, run] = await Promise.all([
+      runRill(["dump", pb]),
+      runRill(["dump", pb, "--all-attrs"]),
+      runRill([pb]),
+    ]);
+    assertEquals([plain.code, plain.stderr], [0, ""]);
+    const lines = plain.stdout.split("\n");
+    assertEquals(
+      lines[8],
+      "  op 1: scale(X=[x]) -> Out=[y] {scale=2, bias=0.5, bias_after_scale=true}",
+    );
+    assertEquals(
+      lines.at(-2),
+      "hidden: op_role, op_role_var, op_namescope, op_callstack, op_device, with_quant_attr, is_test, use_mkldnn on 3 ops (--all-attrs shows them)",
+    );
+    assert(!plain.stdout.includes("op_callstack="), plain.stdout);
+    // A block's dump fits a screen: one short line per variable and op.
+    assert(lines.every((l) => l.length <= 160), plain.stdout);
+
+    assertEquals([all.code, all.stderr], [0, ""]);
+    const allLines = all.stdout.split("\n");
+    assertEquals(allLines.length, 11);
+    assertStringIncludes(allLines[9], 'op 2: print(In=[y]) {message="y", ');
+    assertStringIncludes(allLines[9], ", … 38 more], ");
+    assert(allLines[9].endsWith(" is_target"), allLines[9]);
+    assertEquals(
+      allLines[2],
+      "  var x LOD_TENSOR float32 [2, 3] stop_gradient need_check_feed",
+    );
+
+    assertEquals(run, { code: 0, stdout: PADDLE2_OUTPUT, stderr: "" });
+  });
 });
 
 Deno.test("the CLI feeds .npy files and fetches to stdout and to .npy files", async () => {
@@ -392,7 +455,7 @@ Deno.test("runCli() rejects bad flags and usage with exit 1 and one error line",
           join(dir, "none.npy")
         }": no such file\n`,
       ],
-      [["dump"], "error: usage: dump <program.pb>\n"],
+      [["dump"], "error: usage: dump <program.pb> [--all-attrs]\n"],
       [
         [pb, "--fetch", "nope"],
         'error: fetch: variable "nope" is not declared in block 0\n',

@@ -14,8 +14,11 @@ import {
 import { assert, assertEquals, assertNotStrictEquals } from "@std/assert";
 import {
   AttrType,
+  CompatibleInfo_Type,
+  OpDesc_AttrSchema,
   OpDescSchema,
   ProgramDescSchema,
+  Scalar_Type,
   VarDescSchema,
   VarType_TensorDescSchema,
   VarType_TupleSchema,
@@ -27,6 +30,7 @@ import {
   tryCompactFromBinary,
 } from "../../runtime/compact_from_binary.ts";
 import { Random } from "../../scheduler/random.ts";
+import { paddle2Program } from "../_helpers/paddle2_program.ts";
 
 /**
  * Asserts that `a` is `b` in every observable way: same own keys in the same
@@ -89,6 +93,23 @@ function assertSameDecode(
 
 const EVERY_FIELD: MessageInitShape<typeof ProgramDescSchema> = {
   version: { version: -7n },
+  // Paddle 1.x's and 2.x's program-level tables.
+  opCompatibleMap: {
+    pair: [{
+      opName: "mul",
+      compatibleInfo: {
+        version: "1.6.0",
+        type: CompatibleInfo_Type.PRECISION_CHANGE,
+      },
+    }],
+    defaultRequiredVersion: "1.5.0",
+  },
+  opVersionMap: {
+    pair: [
+      { opName: "scale", opVersion: { version: 1 } },
+      { opName: "mul", opVersion: {} },
+    ],
+  },
   blocks: [
     {
       idx: 0,
@@ -126,6 +147,27 @@ const EVERY_FIELD: MessageInitShape<typeof ProgramDescSchema> = {
           },
         },
         { name: "t", type: { tuple: { elementType: [5, 3, 0] } } },
+        // Paddle 2.x's variable flags, attributes, types and descriptions.
+        {
+          name: "p2",
+          needCheckFeed: true,
+          isParameter: true,
+          stopGradient: true,
+          attrs: [
+            { name: "i", type: AttrType.INT, i: -3 },
+            { name: "s", type: AttrType.STRING, s: "shard" },
+            { name: "ints", type: AttrType.INTS, ints: [0, -1] },
+          ],
+          type: {
+            type: VarType_Type.FP8_E5M2,
+            lodTensor: { tensor: { dataType: VarType_Type.BF16 } },
+            string: { dataType: VarType_Type.PSTRING, dims: [-1n] },
+            strings: { dims: [2n] },
+            vocab: { dataType: VarType_Type.VOCAB },
+            sparseCoo: { dataType: VarType_Type.COMPLEX128, dims: [4n, 4n] },
+            sparseCsr: { dataType: VarType_Type.COMPLEX64 },
+          },
+        },
         { name: "α→β", type: { type: VarType_Type.RAW } },
         { name: "\uFEFFbom" },
         { name: "n".repeat(65) },
@@ -155,6 +197,30 @@ const EVERY_FIELD: MessageInitShape<typeof ProgramDescSchema> = {
             { name: "l", type: AttrType.LONG, l: -(2n ** 62n) },
             { name: "blocks", type: AttrType.BLOCKS, blocksIdx: [1, 2] },
             { name: "longs", type: AttrType.LONGS, longs: [-1n, 2n ** 50n] },
+            // Paddle 2.x's attribute types.
+            {
+              name: "float64s",
+              type: AttrType.FLOAT64S,
+              float64s: [0.1, -0, NaN, 2 ** -1074],
+            },
+            { name: "var", type: AttrType.VAR, varName: "x" },
+            { name: "vars", type: AttrType.VARS, varsName: ["x", "α→β"] },
+            { name: "float64", type: AttrType.FLOAT64, float64: 1e300 },
+            {
+              name: "scalar",
+              type: AttrType.SCALAR,
+              scalar: { type: Scalar_Type.LONG, i: -(2n ** 63n) },
+            },
+            {
+              name: "scalars",
+              type: AttrType.SCALARS,
+              scalars: [
+                { type: Scalar_Type.BOOLEAN, b: true },
+                { type: Scalar_Type.FLOAT64, r: -0.25 },
+                { type: Scalar_Type.COMPLEX128, c: { r: 1, i: -2 } },
+                {},
+              ],
+            },
           ],
         },
         { type: "" },
@@ -220,7 +286,7 @@ Deno.test("compactFromBinary gives every message its own arrays", () => {
   });
   assertEquals(b.attrs.length, 1);
   assertEquals(block.ops[1].inputs.length, 1);
-  assertEquals(a.attrs.length, 14);
+  assertEquals(a.attrs.length, 20);
   a.inputs[0].arguments.push("y");
   assertEquals(a.inputs[0].arguments, ["x", "x", "α→β", "y"]);
   assertEquals(a.outputs[0].arguments, ["x"]);
@@ -385,4 +451,97 @@ Deno.test("compactFromBinary leaves other kinds of schema to protobuf-es", async
       assertEquals(assertSameDecode(schema, bytes), "protobuf-es");
     });
   }
+});
+
+Deno.test("compactFromBinary reads Paddle 2.x's fields, by Paddle's numbers, on the fast path", () => {
+  assertEquals(
+    assertSameDecode(
+      ProgramDescSchema,
+      toBinary(ProgramDescSchema, paddle2Program()),
+    ),
+    "fast",
+  );
+  // Written field by field with the numbers of Paddle's framework.proto,
+  // repeated scalars both packed and one tag each, as encoders differ.
+  const attr = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited).string("a")
+    .tag(2, WireType.Varint).int32(AttrType.SCALARS)
+    .tag(16, WireType.LengthDelimited).fork().double(0.5).double(-1).join()
+    .tag(16, WireType.Bit64).double(2)
+    .tag(17, WireType.LengthDelimited).string("v")
+    .tag(18, WireType.LengthDelimited).string("v1")
+    .tag(18, WireType.LengthDelimited).string("v2")
+    .tag(19, WireType.Bit64).double(0.1)
+    .tag(20, WireType.LengthDelimited).fork()
+    .tag(1, WireType.Varint).int32(Scalar_Type.LONG)
+    .tag(3, WireType.Varint).int64(-5n).join()
+    .tag(21, WireType.LengthDelimited).fork()
+    .tag(1, WireType.Varint).int32(Scalar_Type.BOOLEAN)
+    .tag(2, WireType.Varint).bool(true).join()
+    .tag(21, WireType.LengthDelimited).fork()
+    .tag(1, WireType.Varint).int32(Scalar_Type.COMPLEX128)
+    .tag(5, WireType.LengthDelimited).fork()
+    .tag(1, WireType.Bit64).double(1)
+    .tag(2, WireType.Bit64).double(-2).join().join()
+    .finish();
+  assertEquals(assertSameDecode(OpDesc_AttrSchema, attr), "fast");
+  const a = compactFromBinary(OpDesc_AttrSchema, attr);
+  assertEquals(
+    [a.float64s, a.varName, a.varsName, a.float64],
+    [[0.5, -1, 2], "v", ["v1", "v2"], 0.1],
+  );
+  assertEquals([a.scalar?.type, a.scalar?.i], [Scalar_Type.LONG, -5n]);
+  assertEquals(a.scalars.map((s) => s.type), [
+    Scalar_Type.BOOLEAN,
+    Scalar_Type.COMPLEX128,
+  ]);
+  assertEquals([a.scalars[1].c?.r, a.scalars[1].c?.i], [1, -2]);
+
+  const varDesc = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited).string("w")
+    .tag(4, WireType.Varint).bool(true)
+    .tag(5, WireType.Varint).bool(true)
+    .tag(6, WireType.Varint).bool(true)
+    .tag(7, WireType.LengthDelimited).fork()
+    .tag(1, WireType.LengthDelimited).string("n")
+    .tag(2, WireType.Varint).int32(AttrType.INTS)
+    .tag(5, WireType.Varint).int32(3).join()
+    .finish();
+  assertEquals(assertSameDecode(VarDescSchema, varDesc), "fast");
+  const v = compactFromBinary(VarDescSchema, varDesc);
+  assertEquals([v.needCheckFeed, v.isParameter, v.stopGradient], [
+    true,
+    true,
+    true,
+  ]);
+  assertEquals(v.attrs[0].ints, [3]);
+
+  const program = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited).fork().join()
+    .tag(3, WireType.LengthDelimited).fork()
+    .tag(1, WireType.LengthDelimited).fork()
+    .tag(1, WireType.LengthDelimited).string("mul").join()
+    .tag(2, WireType.LengthDelimited).string("1.5.0").join()
+    .tag(5, WireType.LengthDelimited).fork()
+    .tag(1, WireType.LengthDelimited).fork()
+    .tag(1, WireType.LengthDelimited).string("scale")
+    .tag(2, WireType.LengthDelimited).fork()
+    .tag(1, WireType.Varint).int32(2).join().join().join()
+    .finish();
+  assertEquals(assertSameDecode(ProgramDescSchema, program), "fast");
+  const p = compactFromBinary(ProgramDescSchema, program);
+  assertEquals(p.opCompatibleMap?.pair[0].opName, "mul");
+  assertEquals(p.opCompatibleMap?.defaultRequiredVersion, "1.5.0");
+  assertEquals(p.opVersionMap?.pair[0].opVersion?.version, 2);
+});
+
+Deno.test("compactFromBinary reads the VarType.Type values Paddle added after 2018 on the fast path", () => {
+  for (let code = 22; code <= 33; code++) {
+    const bytes = new BinaryWriter().tag(1, WireType.Varint).int32(code)
+      .finish();
+    assertEquals(assertSameDecode(VarTypeSchema, bytes), "fast", `${code}`);
+    assertEquals(compactFromBinary(VarTypeSchema, bytes).type, code);
+  }
+  const past = new BinaryWriter().tag(1, WireType.Varint).int32(34).finish();
+  assertEquals(assertSameDecode(VarTypeSchema, past), "protobuf-es");
 });

@@ -1,6 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { assertEquals, assertStringIncludes } from "@std/assert";
-import { AttrType, ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
+import {
+  AttrType,
+  ProgramDescSchema,
+  Scalar_Type,
+} from "../../gen/rill/v1/framework_pb.ts";
 import {
   appendLayer,
   cast,
@@ -18,6 +22,12 @@ import {
   uniformRandom,
   whileLoop,
 } from "../../mod.ts";
+import { MAX_VALUE_CHARS } from "../../runtime/dump.ts";
+import {
+  CALLSTACK_FRAMES,
+  FIRST_FRAME,
+  paddle2Program,
+} from "../_helpers/paddle2_program.ts";
 
 function sampleProgram(): Program {
   const p = new Program();
@@ -213,5 +223,154 @@ Deno.test("dumpProgram() leaves a go block's header bare when placement cannot b
   assertEquals(
     dumpProgram(desc).split("\n").filter((l) => l.startsWith("block ")),
     ["block 0 (parent -1):", "block 1 (parent 0):"],
+  );
+});
+
+Deno.test("dumpProgram() hides Paddle's bookkeeping and names what it hid in a last line", () => {
+  assertEquals(
+    dumpProgram(paddle2Program()),
+    "block 0 (parent -1):\n" +
+      "  var feed FEED_MINIBATCH persistable\n" +
+      "  var x LOD_TENSOR float32 [2, 3]\n" +
+      "  var fc_0.w_0 LOD_TENSOR float32 [3] persistable\n" +
+      "  var y LOD_TENSOR float32 [2, 3]\n" +
+      "  var half LOD_TENSOR BF16 [2]\n" +
+      "  var words STRINGS\n" +
+      '  op 0: fill_constant() -> Out=[x] {shape=[2, 3], dtype=FP32(5), value=1.5, str_value=""}\n' +
+      "  op 1: scale(X=[x]) -> Out=[y] {scale=2, bias=0.5, bias_after_scale=true}\n" +
+      '  op 2: print(In=[y]) {message="y"}\n' +
+      "\n" +
+      "hidden: op_role, op_role_var, op_namescope, op_callstack, op_device, with_quant_attr, is_test, use_mkldnn on 3 ops (--all-attrs shows them)\n",
+  );
+});
+
+Deno.test("dumpProgram() with allAttrs shows the bookkeeping, variables' flags and is_target, long values shortened", () => {
+  const text = dumpProgram(paddle2Program(), { allAttrs: true });
+  const frame = (line: number) =>
+    JSON.stringify(FIRST_FRAME.replace("line 1,", `line ${line},`));
+  const bookkeeping = 'op_role=0, op_role_var=[], op_namescope="/", ' +
+    `op_callstack=[${frame(1)}, ${frame(2)}, … ${
+      CALLSTACK_FRAMES - 2
+    } more], ` +
+    'op_device="", with_quant_attr=false';
+  assertEquals(text.split("\n"), [
+    "block 0 (parent -1):",
+    "  var feed FEED_MINIBATCH persistable",
+    "  var x LOD_TENSOR float32 [2, 3] stop_gradient need_check_feed",
+    "  var fc_0.w_0 LOD_TENSOR float32 [3] persistable is_parameter {is_distributed=0}",
+    "  var y LOD_TENSOR float32 [2, 3]",
+    "  var half LOD_TENSOR BF16 [2]",
+    "  var words STRINGS",
+    `  op 0: fill_constant() -> Out=[x] {shape=[2, 3], dtype=FP32(5), value=1.5, str_value="", ${bookkeeping}}`,
+    `  op 1: scale(X=[x]) -> Out=[y] {scale=2, bias=0.5, bias_after_scale=true, is_test=true, use_mkldnn=false, ${bookkeeping}}`,
+    `  op 2: print(In=[y]) {message="y", ${bookkeeping}} is_target`,
+    "",
+  ]);
+});
+
+Deno.test("dumpProgram() keeps is_test where it may mean something: on ops Rill lacks", () => {
+  const desc = create(ProgramDescSchema, {
+    blocks: [{
+      idx: 0,
+      parentIdx: -1,
+      ops: [
+        {
+          type: "dropout",
+          attrs: [
+            { name: "dropout_prob", type: AttrType.FLOAT, f: 0.5 },
+            { name: "is_test", type: AttrType.BOOLEAN, b: true },
+            { name: "op_device", type: AttrType.STRING, s: "gpu:0" },
+          ],
+        },
+        {
+          type: "relu",
+          attrs: [{ name: "is_test", type: AttrType.BOOLEAN, b: true }],
+        },
+      ],
+    }],
+  });
+  assertEquals(dumpProgram(desc).split("\n"), [
+    "block 0 (parent -1):",
+    "  op 0: dropout() {dropout_prob=0.5, is_test=true}",
+    "  op 1: relu()",
+    "",
+    "hidden: op_device, is_test on 2 ops (--all-attrs shows them)",
+    "",
+  ]);
+});
+
+Deno.test("dumpProgram() shortens long values, with or without allAttrs", () => {
+  const long = "x".repeat(500);
+  const desc = create(ProgramDescSchema, {
+    blocks: [{
+      idx: 0,
+      parentIdx: -1,
+      ops: [{
+        type: "blob",
+        attrs: [
+          { name: "s", type: AttrType.STRING, s: long },
+          {
+            name: "fs",
+            type: AttrType.FLOATS,
+            floats: new Array(1000).fill(0.5),
+          },
+          { name: "ss", type: AttrType.STRINGS, strings: [long, "b"] },
+          { name: "is", type: AttrType.INTS, ints: [1, 2, 3] },
+        ],
+      }],
+    }],
+  });
+  const cut = `"${"x".repeat(MAX_VALUE_CHARS)}"… (500 chars)`;
+  const halves = `[${new Array(32).fill("0.5").join(", ")}, … 968 more]`;
+  for (const allAttrs of [false, true]) {
+    assertEquals(
+      dumpProgram(desc, { allAttrs }).split("\n")[1],
+      `  op 0: blob() {s=${cut}, fs=${halves}, ss=[${cut}, … 1 more], is=[1, 2, 3]}`,
+    );
+  }
+});
+
+Deno.test("dumpProgram() shows Paddle 2.x's attribute types", () => {
+  const scalar = (init: Record<string, unknown>) => ({
+    name: "s",
+    type: AttrType.SCALAR,
+    scalar: init,
+  });
+  const desc = create(ProgramDescSchema, {
+    blocks: [{
+      idx: 0,
+      parentIdx: -1,
+      ops: [{
+        type: "paddle2_op",
+        attrs: [
+          { name: "f64", type: AttrType.FLOAT64, float64: 0.1 },
+          { name: "f64s", type: AttrType.FLOAT64S, float64s: [1e-300, -2] },
+          { name: "v", type: AttrType.VAR, varName: "shape_0.tmp" },
+          { name: "vs", type: AttrType.VARS, varsName: ["a", "b c"] },
+          { ...scalar({ type: Scalar_Type.BOOLEAN, b: true }), name: "sb" },
+          {
+            ...scalar({ type: Scalar_Type.LONG, i: -(2n ** 63n) }),
+            name: "sl",
+          },
+          { ...scalar({ type: Scalar_Type.FLOAT64, r: 0.1 }), name: "sf" },
+          { name: "none", type: AttrType.SCALAR },
+          {
+            name: "ss",
+            type: AttrType.SCALARS,
+            scalars: [
+              { type: Scalar_Type.COMPLEX128, c: { r: 1, i: -2 } },
+              { type: Scalar_Type.COMPLEX128, c: { r: 0.5 } },
+              { type: Scalar_Type.COMPLEX128 },
+            ],
+          },
+        ],
+      }],
+    }],
+  });
+  assertEquals(
+    dumpProgram(desc).split("\n")[1],
+    "  op 0: paddle2_op() {f64=0.1, f64s=[1e-300, -2], v=var(shape_0.tmp), " +
+      'vs=[var(a), var("b c")], sb=true, sl=-9223372036854775808, sf=0.1, ' +
+      "none=?(SCALAR), ss=[1-2i, 0.5+0i, 0+0i]}",
   );
 });

@@ -11,6 +11,7 @@ import { assert, assertEquals, assertNotEquals } from "@std/assert";
 import {
   assignValue,
   decodeProgram,
+  dumpProgram,
   elementwiseAdd,
   elementwiseMul,
   fillConstant,
@@ -352,4 +353,158 @@ Deno.test("Program.toBinary() bytes decode with protobufjs", async () => {
     ["Y [[5, 11], [11, 25]]"],
   );
   assertNotEquals(again.length, 0);
+});
+
+// Paddle 2.x's additions, by the field numbers of Paddle's framework.proto
+// (paddle/fluid/framework/framework.proto; since 3.0 under paddle/phi/core/
+// framework/), written here as a schema of their own: enums as int32.
+const PADDLE2_SCHEMA = `
+syntax = "proto2";
+package foreign2;
+message Complex { optional double r = 1; optional double i = 2; }
+message Scalar {
+  optional int32 type = 1; optional bool b = 2; optional int64 i = 3;
+  optional double r = 4; optional Complex c = 5;
+}
+message Attr {
+  optional string name = 1; optional int32 type = 2; optional int32 i = 3;
+  optional float f = 4; optional string s = 5; repeated string strings = 8;
+  optional bool b = 10; repeated int64 longs = 15;
+  repeated double float64s = 16; optional string var_name = 17;
+  repeated string vars_name = 18; optional double float64 = 19;
+  optional Scalar scalar = 20; repeated Scalar scalars = 21;
+}
+message Var { optional string parameter = 1; repeated string arguments = 2; }
+message OpDesc {
+  repeated Var inputs = 1; repeated Var outputs = 2; optional string type = 3;
+  repeated Attr attrs = 4; optional bool is_target = 5;
+}
+message TensorDesc { optional int32 data_type = 1; repeated int64 dims = 2; }
+message LoDTensorDesc { optional TensorDesc tensor = 1; }
+message VarType {
+  optional int32 type = 1; optional LoDTensorDesc lod_tensor = 3;
+  optional TensorDesc strings = 9;
+}
+message VarAttr {
+  optional string name = 1; optional int32 type = 2; optional int32 i = 3;
+  optional string s = 4; repeated int32 ints = 5;
+}
+message VarDesc {
+  optional string name = 1; optional VarType type = 2;
+  optional bool persistable = 3; optional bool need_check_feed = 4;
+  optional bool is_parameter = 5; optional bool stop_gradient = 6;
+  repeated VarAttr attrs = 7;
+}
+message BlockDesc {
+  optional int32 idx = 1; optional int32 parent_idx = 2;
+  repeated VarDesc vars = 3; repeated OpDesc ops = 4;
+}
+message Version { optional int64 version = 1; }
+message OpVersion { optional int32 version = 1; }
+message OpVersionPair { optional string op_name = 1; optional OpVersion op_version = 2; }
+message OpVersionMap { repeated OpVersionPair pair = 1; }
+message ProgramDesc {
+  repeated BlockDesc blocks = 1; optional Version version = 4;
+  optional OpVersionMap op_version_map = 5;
+}
+`;
+
+// AttrType and Scalar.Type numbers of Paddle 2.x.
+const FLOAT64 = 15, SCALAR = 16, BOOLEAN = 6;
+const SCALAR_LONG = 2, SCALAR_FLOAT64 = 3;
+// VarType.Type numbers of Paddle 2.x.
+const STRINGS_KIND = 26, FP32_TYPE = 5;
+
+const PADDLE2_PROGRAM: Plain = {
+  version: { version: "2006000" },
+  op_version_map: {
+    pair: [{ op_name: "scale", op_version: { version: 1 } }],
+  },
+  blocks: [{
+    idx: 0,
+    parent_idx: -1,
+    vars: [
+      {
+        ...tensorVar("x", FP32_TYPE, [2]),
+        need_check_feed: true,
+        stop_gradient: true,
+      },
+      {
+        ...tensorVar("y", FP32_TYPE, [2]),
+        is_parameter: true,
+        attrs: [{ name: "n", type: INT, i: 4 }],
+      },
+      { name: "words", type: { type: STRINGS_KIND, strings: { dims: [-1] } } },
+    ],
+    ops: [
+      op("fill_constant", {}, { Out: ["x"] }, [
+        { name: "shape", type: LONGS, longs: ["2"] },
+        { name: "value", type: FLOAT64, float64: 0.25 },
+        { name: "op_callstack", type: 5, strings: ["a", "b"] },
+      ]),
+      op(
+        "scale",
+        { X: ["x"] },
+        { Out: ["y"] },
+        [
+          {
+            name: "scale",
+            type: SCALAR,
+            scalar: { type: SCALAR_LONG, i: "4" },
+          },
+          {
+            name: "bias",
+            type: SCALAR,
+            scalar: { type: SCALAR_FLOAT64, r: -0.5 },
+          },
+          { name: "is_test", type: BOOLEAN, b: true },
+        ],
+      ),
+      {
+        ...op("print", { In: ["y"] }, {}, [
+          { name: "message", type: STRING, s: "y" },
+        ]),
+        is_target: true,
+      },
+    ],
+  }],
+};
+
+Deno.test("decodeProgram() reads Paddle 2.x's fields that protobufjs encoded with Paddle's numbers", async () => {
+  const type = protobuf.parse(PADDLE2_SCHEMA, { keepCase: true }).root
+    .lookupType(
+      "foreign2.ProgramDesc",
+    );
+  const message = type.fromObject(PADDLE2_PROGRAM);
+  assertEquals(type.verify(message), null);
+  const desc = decodeProgram(type.encode(message).finish(), "paddle2.pb");
+  assertEquals(desc.version?.version, 2006000n);
+  assertEquals(desc.opVersionMap?.pair[0].opName, "scale");
+  const [x, y, words] = desc.blocks[0].vars;
+  assertEquals([x.needCheckFeed, x.stopGradient, x.isParameter], [
+    true,
+    true,
+    false,
+  ]);
+  assertEquals([y.isParameter, y.attrs[0].name, y.attrs[0].i], [
+    true,
+    "n",
+    4,
+  ]);
+  assertEquals(words.type?.strings?.dims, [-1n]);
+  const [fill, scale, printOp] = desc.blocks[0].ops;
+  assertEquals(fill.attrs[1].float64, 0.25);
+  assertEquals(scale.attrs[0].scalar?.i, 4n);
+  assertEquals(scale.attrs[1].scalar?.r, -0.5);
+  assertEquals(printOp.isTarget, true);
+  // y = 4 * 0.25 - 0.5, read from FLOAT64 and SCALAR attributes.
+  assertEquals((await runProgram(desc)).lines, ["y [0.5, 0.5]"]);
+  assertEquals(dumpProgram(desc).split("\n").slice(1, 7), [
+    "  var x LOD_TENSOR float32 [2]",
+    "  var y LOD_TENSOR float32 [2]",
+    "  var words STRINGS",
+    "  op 0: fill_constant() -> Out=[x] {shape=[2], value=0.25}",
+    "  op 1: scale(X=[x]) -> Out=[y] {scale=4, bias=-0.5}",
+    '  op 2: print(In=[y]) {message="y"}',
+  ]);
 });

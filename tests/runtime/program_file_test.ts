@@ -31,6 +31,7 @@ import {
   writeProgramFile,
 } from "../../mod.ts";
 import { buildProgram, runProgram } from "../_helpers/run_program.ts";
+import { paddle2Program } from "../_helpers/paddle2_program.ts";
 
 const MULT_PB = new URL("../../examples/mult.pb", import.meta.url);
 
@@ -230,6 +231,67 @@ Deno.test("decodeProgram() reads hand-written text format", async () => {
   const desc = decodeProgram(new TextEncoder().encode(text), "p.txtpb");
   assertEquals(desc.blocks[0].vars[0].type?.lodTensor?.tensor?.dims, [1n]);
   assertEquals((await runProgram(desc)).lines, ["x 9007199254740993"]);
+});
+
+Deno.test("encodeProgram() and decodeProgram() round-trip a Paddle 2.x program in binary and text format", () => {
+  const desc = paddle2Program();
+  for (const path of ["p.pb", "p.txtpb"]) {
+    const back = decodeProgram(encodeProgram(desc, path), path);
+    assert(equals(ProgramDescSchema, back, desc), path);
+  }
+  const text = new TextDecoder().decode(encodeProgram(desc, "p.txtpb"));
+  assertStringIncludes(text, "type: FLOAT64");
+  assertStringIncludes(text, "float64: 1.5");
+  assertStringIncludes(text, "scalar: {");
+  assertStringIncludes(text, "need_check_feed: true");
+  assertStringIncludes(text, "op_version_map: {");
+});
+
+Deno.test("decodeProgram() reads Paddle 2.x fields in hand-written text format", async () => {
+  const text = `
+    version { version: 2006000 }
+    op_version_map { pair { op_name: "scale" op_version { version: 1 } } }
+    blocks {
+      idx: 0
+      parent_idx: -1
+      vars {
+        name: "x" need_check_feed: true stop_gradient: true
+        type { type: LOD_TENSOR lod_tensor { tensor { data_type: FP32 dims: 2 } } }
+        attrs { name: "n" type: INTS ints: [1, 2] }
+      }
+      vars { name: "b" type { type: LOD_TENSOR lod_tensor { tensor { data_type: BF16 } } } }
+      ops {
+        type: "fill_constant"
+        outputs { parameter: "Out" arguments: "x" }
+        attrs { name: "shape" type: LONGS longs: 2 }
+        attrs { name: "value" type: FLOAT64 float64: 3 }
+      }
+      ops {
+        type: "scale"
+        inputs { parameter: "X" arguments: "x" }
+        outputs { parameter: "Out" arguments: "x" }
+        attrs { name: "scale" type: SCALAR scalar { type: FLOAT64 r: 0.5 } }
+        attrs { name: "bias" type: SCALAR scalar { type: LONG i: -1 } }
+        attrs { name: "op_callstack" type: STRINGS strings: ["a", "b"] }
+      }
+      ops {
+        type: "print"
+        is_target: true
+        inputs { parameter: "In" arguments: "x" }
+        attrs { name: "message" type: STRING s: "x" }
+      }
+    }`;
+  const desc = decodeProgram(new TextEncoder().encode(text), "p.txtpb");
+  const [x, b] = desc.blocks[0].vars;
+  assertEquals([x.needCheckFeed, x.stopGradient, x.attrs[0].ints], [
+    true,
+    true,
+    [1, 2],
+  ]);
+  assertEquals(b.type?.lodTensor?.tensor?.dataType, VarType_Type.BF16);
+  assertEquals(desc.opVersionMap?.pair[0].opVersion?.version, 1);
+  // x = 0.5 * 3 - 1
+  assertEquals((await runProgram(desc)).lines, ["x [0.5, 0.5]"]);
 });
 
 Deno.test("Program.save() and Program.load() round-trip a .pb byte for byte", async () => {

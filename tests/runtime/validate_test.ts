@@ -10,12 +10,13 @@ import {
   AttrType,
   type BlockDescSchema,
   ProgramDescSchema,
+  Scalar_Type,
   VarType_Type,
 } from "../../gen/rill/v1/framework_pb.ts";
 import { decodeProgram, Executor } from "../../mod.ts";
 import { Random } from "../../scheduler/random.ts";
 import { ProgramError, type ProgramErrorWhere } from "../../runtime/errors.ts";
-import { validateProgram } from "../../runtime/validate.ts";
+import { UnknownOpsError, validateProgram } from "../../runtime/validate.ts";
 import { makeRegistry } from "../../runtime/ops/mod.ts";
 import { VALUE_OPS } from "../../runtime/ops/values.ts";
 import {
@@ -25,6 +26,7 @@ import {
   tensor,
   type VarInit,
 } from "../_helpers/desc_init.ts";
+import { paddle2Program } from "../_helpers/paddle2_program.ts";
 
 type BlockInit = MessageInitShape<typeof BlockDescSchema>;
 
@@ -104,6 +106,54 @@ Deno.test("validateProgram() rejects an unknown op", () => {
     program(main([], [op("frobnicate")])),
     { block: 0, op: 0, opType: "frobnicate" },
     'p.pb: block 0 op 0 (frobnicate): unknown op "frobnicate"',
+  );
+});
+
+Deno.test("validateProgram() lists every unknown op type with its count, in order of first appearance", () => {
+  const p = program(
+    main([tensor("x"), cond], [
+      fill("x"),
+      op("conv2d", { Input: ["x"] }),
+      op("pool2d"),
+      fillCond,
+      op("conv2d"),
+      ifBlock(1),
+      // Later problems wait until the ops are known.
+      op("relu", { X: ["undeclared"] }, { Out: ["x"] }),
+    ]),
+    block(1, 0, [], [op("conv2d"), op("batch_norm"), op("pool2d")]),
+  );
+  const e = assertThrows(
+    () => validateProgram(p, { file: "m.pb" }),
+    UnknownOpsError,
+  );
+  assertEquals(
+    e.message,
+    "m.pb: unknown ops: conv2d ×3, pool2d ×2, batch_norm ×1",
+  );
+  assertEquals(e.where, { file: "m.pb" });
+  assertEquals(e.ops, [
+    { type: "conv2d", count: 3, block: 0, op: 1 },
+    { type: "pool2d", count: 2, block: 0, op: 2 },
+    { type: "batch_norm", count: 1, block: 1, op: 1 },
+  ]);
+  assertInstanceOf(e, ProgramError);
+});
+
+Deno.test("validateProgram() quotes unknown op types that are not plain names", () => {
+  const e = assertThrows(
+    () => validateProgram(program(main([], [op("a b"), op(""), op("a b")]))),
+    UnknownOpsError,
+  );
+  assertEquals(e.message, 'unknown ops: "a b" ×2, "" ×1');
+  assertEquals(e.where, {});
+});
+
+Deno.test("validateProgram() checks block structure before listing unknown ops", () => {
+  assertInvalid(
+    program(main([], [op("conv2d"), op("conv2d")]), block(1, 5)),
+    { block: 1 },
+    "p.pb: block 1: parent_idx 5 is not an earlier block",
   );
 });
 
@@ -201,6 +251,34 @@ Deno.test("validateProgram() accepts Fluid's common attributes on any op", () =>
       { name: "op_callstack", type: AttrType.STRINGS, strings: ["f.py:1"] },
     ]),
   ])));
+});
+
+Deno.test("validateProgram() accepts a Paddle 2.x program: FLOAT64 and SCALAR attributes, variable flags, new types", () => {
+  validateProgram(paddle2Program(), { file: "paddle2.pb" });
+});
+
+Deno.test("validateProgram() rejects a Paddle 2.x attribute of the wrong type with one line", () => {
+  assertInvalid(
+    program(main([tensor("x"), tensor("y")], [
+      fill("x"),
+      op("scale", { X: ["x"] }, { Out: ["y"] }, [
+        { name: "scale", type: AttrType.VAR, varName: "x" },
+      ]),
+    ])),
+    { block: 0, op: 1, opType: "scale", attr: "scale" },
+    'p.pb: block 0 op 1 (scale): attribute "scale": expected FLOAT, got VAR "x"',
+  );
+  assertInvalid(
+    program(main([tensor("x")], [
+      fill("x", [{
+        name: "dtype",
+        type: AttrType.SCALAR,
+        scalar: { type: Scalar_Type.COMPLEX128, c: { r: 5 } },
+      }]),
+    ])),
+    { block: 0, op: 0, opType: "fill_constant", attr: "dtype" },
+    'p.pb: block 0 op 0 (fill_constant): attribute "dtype": expected INT, got SCALAR(COMPLEX128)',
+  );
 });
 
 Deno.test("validateProgram() rejects an attribute given twice", () => {

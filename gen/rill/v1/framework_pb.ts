@@ -1,6 +1,12 @@
 // The Rill program format. Wire-compatible with PaddlePaddle Fluid's 2018
 // framework.proto: the same field numbers, so the same bytes are the same
-// program. Fields Rill adds take numbers from 100 up.
+// program. It also declares the fields and values Paddle added later (1.x's
+// op_compatible_map, 2.x's attribute types, variable flags and op versions),
+// with Paddle's own numbers, so that models Paddle saves decode in full.
+// Fields Rill adds take numbers from 100 up.
+// Where Paddle reused a number Fluid 2018 gave Rill's meaning (VarType.Type
+// 16 is CHANNEL here, FETCH_VAR_LIST in Paddle 1.x, unused in 2.x), Rill
+// keeps the 2018 meaning.
 // Fluid marks some fields `required`; Rill declares them `optional` (same wire
 // bytes) so that a program from a proto3 encoder, which omits zero values such
 // as `type: INT`, still decodes.
@@ -17,7 +23,103 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file rill/v1/framework.proto.
  */
 export const file_rill_v1_framework: GenFile = /*@__PURE__*/
-  fileDesc("ChdyaWxsL3YxL2ZyYW1ld29yay5wcm90bxIHcmlsbC52MSKwAwoGT3BEZXNjEgwKBHR5cGUYAyABKAkSIwoGaW5wdXRzGAEgAygLMhMucmlsbC52MS5PcERlc2MuVmFyEiQKB291dHB1dHMYAiADKAsyEy5yaWxsLnYxLk9wRGVzYy5WYXISIwoFYXR0cnMYBCADKAsyFC5yaWxsLnYxLk9wRGVzYy5BdHRyEhgKCWlzX3RhcmdldBgFIAEoCDoFZmFsc2Ua4AEKBEF0dHISDAoEbmFtZRgBIAEoCRIfCgR0eXBlGAIgASgOMhEucmlsbC52MS5BdHRyVHlwZRIJCgFpGAMgASgFEgkKAWYYBCABKAISCQoBcxgFIAEoCRIMCgRpbnRzGAYgAygFEg4KBmZsb2F0cxgHIAMoAhIPCgdzdHJpbmdzGAggAygJEgkKAWIYCiABKAgSDQoFYm9vbHMYCyADKAgSEQoJYmxvY2tfaWR4GAwgASgFEgkKAWwYDSABKAMSEgoKYmxvY2tzX2lkeBgOIAMoBRINCgVsb25ncxgPIAMoAxorCgNWYXISEQoJcGFyYW1ldGVyGAEgASgJEhEKCWFyZ3VtZW50cxgCIAMoCSK8CAoHVmFyVHlwZRIjCgR0eXBlGAEgASgOMhUucmlsbC52MS5WYXJUeXBlLlR5cGUSMgoNc2VsZWN0ZWRfcm93cxgCIAEoCzIbLnJpbGwudjEuVmFyVHlwZS5UZW5zb3JEZXNjEjIKCmxvZF90ZW5zb3IYAyABKAsyHi5yaWxsLnYxLlZhclR5cGUuTG9EVGVuc29yRGVzYxI5Cgx0ZW5zb3JfYXJyYXkYBCABKAsyIy5yaWxsLnYxLlZhclR5cGUuTG9EVGVuc29yQXJyYXlEZXNjEisKBnJlYWRlchgFIAEoCzIbLnJpbGwudjEuVmFyVHlwZS5SZWFkZXJEZXNjEi0KB2NoYW5uZWwYBiABKAsyHC5yaWxsLnYxLlZhclR5cGUuQ2hhbm5lbERlc2MSJQoFdHVwbGUYByABKAsyFi5yaWxsLnYxLlZhclR5cGUuVHVwbGUaRAoKVGVuc29yRGVzYxIoCglkYXRhX3R5cGUYASABKA4yFS5yaWxsLnYxLlZhclR5cGUuVHlwZRIMCgRkaW1zGAIgAygDGlIKDUxvRFRlbnNvckRlc2MSKwoGdGVuc29yGAEgASgLMhsucmlsbC52MS5WYXJUeXBlLlRlbnNvckRlc2MSFAoJbG9kX2xldmVsGAIgASgFOgEwGlcKEkxvRFRlbnNvckFycmF5RGVzYxIrCgZ0ZW5zb3IYASABKAsyGy5yaWxsLnYxLlZhclR5cGUuVGVuc29yRGVzYxIUCglsb2RfbGV2ZWwYAiABKAU6ATAaQAoKUmVhZGVyRGVzYxIyCgpsb2RfdGVuc29yGAEgAygLMh4ucmlsbC52MS5WYXJUeXBlLkxvRFRlbnNvckRlc2MaSQoLQ2hhbm5lbERlc2MSKAoJZGF0YV90eXBlGAEgASgOMhUucmlsbC52MS5WYXJUeXBlLlR5cGUSEAoIY2FwYWNpdHkYAiABKAMaNAoFVHVwbGUSKwoMZWxlbWVudF90eXBlGAEgAygOMhUucmlsbC52MS5WYXJUeXBlLlR5cGUirwIKBFR5cGUSCAoEQk9PTBAAEgkKBUlOVDE2EAESCQoFSU5UMzIQAhIJCgVJTlQ2NBADEggKBEZQMTYQBBIICgRGUDMyEAUSCAoERlA2NBAGEg4KCkxPRF9URU5TT1IQBxIRCg1TRUxFQ1RFRF9ST1dTEAgSEgoORkVFRF9NSU5JQkFUQ0gQCRIOCgpGRVRDSF9MSVNUEAoSDwoLU1RFUF9TQ09QRVMQCxISCg5MT0RfUkFOS19UQUJMRRAMEhQKEExPRF9URU5TT1JfQVJSQVkQDRIOCgpQTEFDRV9MSVNUEA4SCgoGUkVBREVSEA8SCwoHQ0hBTk5FTBAQEgcKA1JBVxAREgkKBVRVUExFEBISCgoGU0laRV9UEBMSCQoFVUlOVDgQFBIICgRJTlQ4EBUiUwoHVmFyRGVzYxIMCgRuYW1lGAEgASgJEh4KBHR5cGUYAiABKAsyEC5yaWxsLnYxLlZhclR5cGUSGgoLcGVyc2lzdGFibGUYAyABKAg6BWZhbHNlIokBCglCbG9ja0Rlc2MSCwoDaWR4GAEgASgFEhIKCnBhcmVudF9pZHgYAiABKAUSHgoEdmFycxgDIAMoCzIQLnJpbGwudjEuVmFyRGVzYxIcCgNvcHMYBCADKAsyDy5yaWxsLnYxLk9wRGVzYxIdChFmb3J3YXJkX2Jsb2NrX2lkeBgFIAEoBToCLTEiHQoHVmVyc2lvbhISCgd2ZXJzaW9uGAEgASgDOgEwIloKC1Byb2dyYW1EZXNjEiIKBmJsb2NrcxgBIAMoCzISLnJpbGwudjEuQmxvY2tEZXNjEiEKB3ZlcnNpb24YBCABKAsyEC5yaWxsLnYxLlZlcnNpb25KBAgCEAMqlAEKCEF0dHJUeXBlEgcKA0lOVBAAEgkKBUZMT0FUEAESCgoGU1RSSU5HEAISCAoESU5UUxADEgoKBkZMT0FUUxAEEgsKB1NUUklOR1MQBRILCgdCT09MRUFOEAYSDAoIQk9PTEVBTlMQBxIJCgVCTE9DSxAIEggKBExPTkcQCRIKCgZCTE9DS1MQChIJCgVMT05HUxAL");
+  fileDesc("ChdyaWxsL3YxL2ZyYW1ld29yay5wcm90bxIHcmlsbC52MSIfCgdDb21wbGV4EgkKAXIYASABKAESCQoBaRgCIAEoASKmAQoGU2NhbGFyEiIKBHR5cGUYASABKA4yFC5yaWxsLnYxLlNjYWxhci5UeXBlEgkKAWIYAiABKAgSCQoBaRgDIAEoAxIJCgFyGAQgASgBEhsKAWMYBSABKAsyEC5yaWxsLnYxLkNvbXBsZXgiOgoEVHlwZRILCgdCT09MRUFOEAESCAoETE9ORxACEgsKB0ZMT0FUNjQQAxIOCgpDT01QTEVYMTI4EAQiuwQKBk9wRGVzYxIMCgR0eXBlGAMgASgJEiMKBmlucHV0cxgBIAMoCzITLnJpbGwudjEuT3BEZXNjLlZhchIkCgdvdXRwdXRzGAIgAygLMhMucmlsbC52MS5PcERlc2MuVmFyEiMKBWF0dHJzGAQgAygLMhQucmlsbC52MS5PcERlc2MuQXR0chIYCglpc190YXJnZXQYBSABKAg6BWZhbHNlGusCCgRBdHRyEgwKBG5hbWUYASABKAkSHwoEdHlwZRgCIAEoDjIRLnJpbGwudjEuQXR0clR5cGUSCQoBaRgDIAEoBRIJCgFmGAQgASgCEgkKAXMYBSABKAkSDAoEaW50cxgGIAMoBRIOCgZmbG9hdHMYByADKAISDwoHc3RyaW5ncxgIIAMoCRIJCgFiGAogASgIEg0KBWJvb2xzGAsgAygIEhEKCWJsb2NrX2lkeBgMIAEoBRIJCgFsGA0gASgDEhIKCmJsb2Nrc19pZHgYDiADKAUSDQoFbG9uZ3MYDyADKAMSEAoIZmxvYXQ2NHMYECADKAESEAoIdmFyX25hbWUYESABKAkSEQoJdmFyc19uYW1lGBIgAygJEg8KB2Zsb2F0NjQYEyABKAESHwoGc2NhbGFyGBQgASgLMg8ucmlsbC52MS5TY2FsYXISIAoHc2NhbGFycxgVIAMoCzIPLnJpbGwudjEuU2NhbGFyGisKA1ZhchIRCglwYXJhbWV0ZXIYASABKAkSEQoJYXJndW1lbnRzGAIgAygJIswLCgdWYXJUeXBlEiMKBHR5cGUYASABKA4yFS5yaWxsLnYxLlZhclR5cGUuVHlwZRIyCg1zZWxlY3RlZF9yb3dzGAIgASgLMhsucmlsbC52MS5WYXJUeXBlLlRlbnNvckRlc2MSMgoKbG9kX3RlbnNvchgDIAEoCzIeLnJpbGwudjEuVmFyVHlwZS5Mb0RUZW5zb3JEZXNjEjkKDHRlbnNvcl9hcnJheRgEIAEoCzIjLnJpbGwudjEuVmFyVHlwZS5Mb0RUZW5zb3JBcnJheURlc2MSKwoGcmVhZGVyGAUgASgLMhsucmlsbC52MS5WYXJUeXBlLlJlYWRlckRlc2MSLQoHY2hhbm5lbBgGIAEoCzIcLnJpbGwudjEuVmFyVHlwZS5DaGFubmVsRGVzYxIlCgV0dXBsZRgHIAEoCzIWLnJpbGwudjEuVmFyVHlwZS5UdXBsZRIrCgZzdHJpbmcYCCABKAsyGy5yaWxsLnYxLlZhclR5cGUuVGVuc29yRGVzYxIsCgdzdHJpbmdzGAkgASgLMhsucmlsbC52MS5WYXJUeXBlLlRlbnNvckRlc2MSKgoFdm9jYWIYCiABKAsyGy5yaWxsLnYxLlZhclR5cGUuVGVuc29yRGVzYxIvCgpzcGFyc2VfY29vGAsgASgLMhsucmlsbC52MS5WYXJUeXBlLlRlbnNvckRlc2MSLwoKc3BhcnNlX2NzchgMIAEoCzIbLnJpbGwudjEuVmFyVHlwZS5UZW5zb3JEZXNjGkQKClRlbnNvckRlc2MSKAoJZGF0YV90eXBlGAEgASgOMhUucmlsbC52MS5WYXJUeXBlLlR5cGUSDAoEZGltcxgCIAMoAxpSCg1Mb0RUZW5zb3JEZXNjEisKBnRlbnNvchgBIAEoCzIbLnJpbGwudjEuVmFyVHlwZS5UZW5zb3JEZXNjEhQKCWxvZF9sZXZlbBgCIAEoBToBMBpXChJMb0RUZW5zb3JBcnJheURlc2MSKwoGdGVuc29yGAEgASgLMhsucmlsbC52MS5WYXJUeXBlLlRlbnNvckRlc2MSFAoJbG9kX2xldmVsGAIgASgFOgEwGkAKClJlYWRlckRlc2MSMgoKbG9kX3RlbnNvchgBIAMoCzIeLnJpbGwudjEuVmFyVHlwZS5Mb0RUZW5zb3JEZXNjGkkKC0NoYW5uZWxEZXNjEigKCWRhdGFfdHlwZRgBIAEoDjIVLnJpbGwudjEuVmFyVHlwZS5UeXBlEhAKCGNhcGFjaXR5GAIgASgDGjQKBVR1cGxlEisKDGVsZW1lbnRfdHlwZRgBIAMoDjIVLnJpbGwudjEuVmFyVHlwZS5UeXBlItYDCgRUeXBlEggKBEJPT0wQABIJCgVJTlQxNhABEgkKBUlOVDMyEAISCQoFSU5UNjQQAxIICgRGUDE2EAQSCAoERlAzMhAFEggKBEZQNjQQBhIOCgpMT0RfVEVOU09SEAcSEQoNU0VMRUNURURfUk9XUxAIEhIKDkZFRURfTUlOSUJBVENIEAkSDgoKRkVUQ0hfTElTVBAKEg8KC1NURVBfU0NPUEVTEAsSEgoOTE9EX1JBTktfVEFCTEUQDBIUChBMT0RfVEVOU09SX0FSUkFZEA0SDgoKUExBQ0VfTElTVBAOEgoKBlJFQURFUhAPEgsKB0NIQU5ORUwQEBIHCgNSQVcQERIJCgVUVVBMRRASEgoKBlNJWkVfVBATEgkKBVVJTlQ4EBQSCAoESU5UOBAVEggKBEJGMTYQFhINCglDT01QTEVYNjQQFxIOCgpDT01QTEVYMTI4EBgSCgoGU1RSSU5HEBkSCwoHU1RSSU5HUxAaEgkKBVZPQ0FCEBsSDQoJRkVFRF9MSVNUEBwSCwoHUFNUUklORxAdEg4KClNQQVJTRV9DT08QHhIOCgpTUEFSU0VfQ1NSEB8SDgoKRlA4X0U0TTNGThAgEgwKCEZQOF9FNU0yECEirwIKB1ZhckRlc2MSDAoEbmFtZRgBIAEoCRIeCgR0eXBlGAIgASgLMhAucmlsbC52MS5WYXJUeXBlEhoKC3BlcnNpc3RhYmxlGAMgASgIOgVmYWxzZRIeCg9uZWVkX2NoZWNrX2ZlZWQYBCABKAg6BWZhbHNlEhsKDGlzX3BhcmFtZXRlchgFIAEoCDoFZmFsc2USHAoNc3RvcF9ncmFkaWVudBgGIAEoCDoFZmFsc2USJAoFYXR0cnMYByADKAsyFS5yaWxsLnYxLlZhckRlc2MuQXR0chpZCgRBdHRyEgwKBG5hbWUYASABKAkSHwoEdHlwZRgCIAEoDjIRLnJpbGwudjEuQXR0clR5cGUSCQoBaRgDIAEoBRIJCgFzGAQgASgJEgwKBGludHMYBSADKAUiiQEKCUJsb2NrRGVzYxILCgNpZHgYASABKAUSEgoKcGFyZW50X2lkeBgCIAEoBRIeCgR2YXJzGAMgAygLMhAucmlsbC52MS5WYXJEZXNjEhwKA29wcxgEIAMoCzIPLnJpbGwudjEuT3BEZXNjEh0KEWZvcndhcmRfYmxvY2tfaWR4GAUgASgFOgItMSIdCgdWZXJzaW9uEhIKB3ZlcnNpb24YASABKAM6ATAiqgEKDkNvbXBhdGlibGVJbmZvEg8KB3ZlcnNpb24YASABKAkSKgoEdHlwZRgCIAEoDjIcLnJpbGwudjEuQ29tcGF0aWJsZUluZm8uVHlwZSJbCgRUeXBlEg4KCkNPTVBBVElCTEUQABISCg5ERUZJTklURUxZX05PVBABEgwKCFBPU1NJQkxFEAISCwoHQlVHX0ZJWBADEhQKEFBSRUNJU0lPTl9DSEFOR0UQBCLDAQoPT3BDb21wYXRpYmxlTWFwEjcKBHBhaXIYASADKAsyKS5yaWxsLnYxLk9wQ29tcGF0aWJsZU1hcC5PcENvbXBhdGlibGVQYWlyEiAKGGRlZmF1bHRfcmVxdWlyZWRfdmVyc2lvbhgCIAEoCRpVChBPcENvbXBhdGlibGVQYWlyEg8KB29wX25hbWUYASABKAkSMAoPY29tcGF0aWJsZV9pbmZvGAIgASgLMhcucmlsbC52MS5Db21wYXRpYmxlSW5mbyIcCglPcFZlcnNpb24SDwoHdmVyc2lvbhgBIAEoBSKLAQoMT3BWZXJzaW9uTWFwEjEKBHBhaXIYASADKAsyIy5yaWxsLnYxLk9wVmVyc2lvbk1hcC5PcFZlcnNpb25QYWlyGkgKDU9wVmVyc2lvblBhaXISDwoHb3BfbmFtZRgBIAEoCRImCgpvcF92ZXJzaW9uGAIgASgLMhIucmlsbC52MS5PcFZlcnNpb24ivgEKC1Byb2dyYW1EZXNjEiIKBmJsb2NrcxgBIAMoCzISLnJpbGwudjEuQmxvY2tEZXNjEiEKB3ZlcnNpb24YBCABKAsyEC5yaWxsLnYxLlZlcnNpb24SMwoRb3BfY29tcGF0aWJsZV9tYXAYAyABKAsyGC5yaWxsLnYxLk9wQ29tcGF0aWJsZU1hcBItCg5vcF92ZXJzaW9uX21hcBgFIAEoCzIVLnJpbGwudjEuT3BWZXJzaW9uTWFwSgQIAhADKtsBCghBdHRyVHlwZRIHCgNJTlQQABIJCgVGTE9BVBABEgoKBlNUUklORxACEggKBElOVFMQAxIKCgZGTE9BVFMQBBILCgdTVFJJTkdTEAUSCwoHQk9PTEVBThAGEgwKCEJPT0xFQU5TEAcSCQoFQkxPQ0sQCBIICgRMT05HEAkSCgoGQkxPQ0tTEAoSCQoFTE9OR1MQCxIMCghGTE9BVDY0UxAMEgcKA1ZBUhANEggKBFZBUlMQDhILCgdGTE9BVDY0EA8SCgoGU0NBTEFSEBASCwoHU0NBTEFSUxAR");
+
+/**
+ * A complex number, for a COMPLEX128 Scalar.
+ *
+ * @generated from message rill.v1.Complex
+ */
+export type Complex = Message<"rill.v1.Complex"> & {
+  /**
+   * @generated from field: optional double r = 1;
+   */
+  r: number;
+
+  /**
+   * @generated from field: optional double i = 2;
+   */
+  i: number;
+};
+
+/**
+ * Describes the message rill.v1.Complex.
+ * Use `create(ComplexSchema)` to create a new message.
+ */
+export const ComplexSchema: GenMessage<Complex> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 0);
+
+/**
+ * One number of any kind, as a SCALAR attribute holds it (Paddle 2.x).
+ *
+ * @generated from message rill.v1.Scalar
+ */
+export type Scalar = Message<"rill.v1.Scalar"> & {
+  /**
+   * @generated from field: optional rill.v1.Scalar.Type type = 1;
+   */
+  type: Scalar_Type;
+
+  /**
+   * @generated from field: optional bool b = 2;
+   */
+  b: boolean;
+
+  /**
+   * @generated from field: optional int64 i = 3;
+   */
+  i: bigint;
+
+  /**
+   * @generated from field: optional double r = 4;
+   */
+  r: number;
+
+  /**
+   * @generated from field: optional rill.v1.Complex c = 5;
+   */
+  c?: Complex | undefined;
+};
+
+/**
+ * Describes the message rill.v1.Scalar.
+ * Use `create(ScalarSchema)` to create a new message.
+ */
+export const ScalarSchema: GenMessage<Scalar> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 1);
+
+/**
+ * Which field holds the value.
+ *
+ * @generated from enum rill.v1.Scalar.Type
+ */
+export enum Scalar_Type {
+  /**
+   * @generated from enum value: BOOLEAN = 1;
+   */
+  BOOLEAN = 1,
+
+  /**
+   * @generated from enum value: LONG = 2;
+   */
+  LONG = 2,
+
+  /**
+   * @generated from enum value: FLOAT64 = 3;
+   */
+  FLOAT64 = 3,
+
+  /**
+   * @generated from enum value: COMPLEX128 = 4;
+   */
+  COMPLEX128 = 4,
+}
+
+/**
+ * Describes the enum rill.v1.Scalar.Type.
+ */
+export const Scalar_TypeSchema: GenEnum<Scalar_Type> = /*@__PURE__*/
+  enumDesc(file_rill_v1_framework, 1, 0);
 
 /**
  * One operator: its type, its input and output slots, its attributes.
@@ -56,7 +158,7 @@ export type OpDesc = Message<"rill.v1.OpDesc"> & {
  * Use `create(OpDescSchema)` to create a new message.
  */
 export const OpDescSchema: GenMessage<OpDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 0);
+  messageDesc(file_rill_v1_framework, 2);
 
 /**
  * An attribute, read from the field its `type` names.
@@ -133,6 +235,38 @@ export type OpDesc_Attr = Message<"rill.v1.OpDesc.Attr"> & {
    * @generated from field: repeated int64 longs = 15;
    */
   longs: bigint[];
+
+  /**
+   * Paddle 2.x.
+   *
+   * @generated from field: repeated double float64s = 16;
+   */
+  float64s: number[];
+
+  /**
+   * @generated from field: optional string var_name = 17;
+   */
+  varName: string;
+
+  /**
+   * @generated from field: repeated string vars_name = 18;
+   */
+  varsName: string[];
+
+  /**
+   * @generated from field: optional double float64 = 19;
+   */
+  float64: number;
+
+  /**
+   * @generated from field: optional rill.v1.Scalar scalar = 20;
+   */
+  scalar?: Scalar | undefined;
+
+  /**
+   * @generated from field: repeated rill.v1.Scalar scalars = 21;
+   */
+  scalars: Scalar[];
 };
 
 /**
@@ -140,7 +274,7 @@ export type OpDesc_Attr = Message<"rill.v1.OpDesc.Attr"> & {
  * Use `create(OpDesc_AttrSchema)` to create a new message.
  */
 export const OpDesc_AttrSchema: GenMessage<OpDesc_Attr> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 0, 0);
+  messageDesc(file_rill_v1_framework, 2, 0);
 
 /**
  * A slot: its name and the variable names bound to it.
@@ -164,7 +298,7 @@ export type OpDesc_Var = Message<"rill.v1.OpDesc.Var"> & {
  * Use `create(OpDesc_VarSchema)` to create a new message.
  */
 export const OpDesc_VarSchema: GenMessage<OpDesc_Var> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 0, 1);
+  messageDesc(file_rill_v1_framework, 2, 1);
 
 /**
  * The type of a variable, and of a tensor's elements.
@@ -206,6 +340,33 @@ export type VarType = Message<"rill.v1.VarType"> & {
    * @generated from field: optional rill.v1.VarType.Tuple tuple = 7;
    */
   tuple?: VarType_Tuple | undefined;
+
+  /**
+   * Paddle 2.x: the element type and dimensions of the kinds it added.
+   *
+   * @generated from field: optional rill.v1.VarType.TensorDesc string = 8;
+   */
+  string?: VarType_TensorDesc | undefined;
+
+  /**
+   * @generated from field: optional rill.v1.VarType.TensorDesc strings = 9;
+   */
+  strings?: VarType_TensorDesc | undefined;
+
+  /**
+   * @generated from field: optional rill.v1.VarType.TensorDesc vocab = 10;
+   */
+  vocab?: VarType_TensorDesc | undefined;
+
+  /**
+   * @generated from field: optional rill.v1.VarType.TensorDesc sparse_coo = 11;
+   */
+  sparseCoo?: VarType_TensorDesc | undefined;
+
+  /**
+   * @generated from field: optional rill.v1.VarType.TensorDesc sparse_csr = 12;
+   */
+  sparseCsr?: VarType_TensorDesc | undefined;
 };
 
 /**
@@ -213,7 +374,7 @@ export type VarType = Message<"rill.v1.VarType"> & {
  * Use `create(VarTypeSchema)` to create a new message.
  */
 export const VarTypeSchema: GenMessage<VarType> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 1);
+  messageDesc(file_rill_v1_framework, 3);
 
 /**
  * A tensor's element type and dimensions; -1 is an unknown dimension.
@@ -237,7 +398,7 @@ export type VarType_TensorDesc = Message<"rill.v1.VarType.TensorDesc"> & {
  * Use `create(VarType_TensorDescSchema)` to create a new message.
  */
 export const VarType_TensorDescSchema: GenMessage<VarType_TensorDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 1, 0);
+  messageDesc(file_rill_v1_framework, 3, 0);
 
 /**
  * A tensor, with the number of its level-of-detail (sequence) levels.
@@ -261,7 +422,7 @@ export type VarType_LoDTensorDesc = Message<"rill.v1.VarType.LoDTensorDesc"> & {
  * Use `create(VarType_LoDTensorDescSchema)` to create a new message.
  */
 export const VarType_LoDTensorDescSchema: GenMessage<VarType_LoDTensorDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 1, 1);
+  messageDesc(file_rill_v1_framework, 3, 1);
 
 /**
  * The element type of a tensor array (LOD_TENSOR_ARRAY).
@@ -285,7 +446,7 @@ export type VarType_LoDTensorArrayDesc = Message<"rill.v1.VarType.LoDTensorArray
  * Use `create(VarType_LoDTensorArrayDescSchema)` to create a new message.
  */
 export const VarType_LoDTensorArrayDescSchema: GenMessage<VarType_LoDTensorArrayDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 1, 2);
+  messageDesc(file_rill_v1_framework, 3, 2);
 
 /**
  * The tensors a reader yields, one per slot.
@@ -304,7 +465,7 @@ export type VarType_ReaderDesc = Message<"rill.v1.VarType.ReaderDesc"> & {
  * Use `create(VarType_ReaderDescSchema)` to create a new message.
  */
 export const VarType_ReaderDescSchema: GenMessage<VarType_ReaderDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 1, 3);
+  messageDesc(file_rill_v1_framework, 3, 3);
 
 /**
  * A channel's element type and capacity.
@@ -328,7 +489,7 @@ export type VarType_ChannelDesc = Message<"rill.v1.VarType.ChannelDesc"> & {
  * Use `create(VarType_ChannelDescSchema)` to create a new message.
  */
 export const VarType_ChannelDescSchema: GenMessage<VarType_ChannelDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 1, 4);
+  messageDesc(file_rill_v1_framework, 3, 4);
 
 /**
  * The element types of a tuple.
@@ -347,7 +508,7 @@ export type VarType_Tuple = Message<"rill.v1.VarType.Tuple"> & {
  * Use `create(VarType_TupleSchema)` to create a new message.
  */
 export const VarType_TupleSchema: GenMessage<VarType_Tuple> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 1, 5);
+  messageDesc(file_rill_v1_framework, 3, 5);
 
 /**
  * What a variable holds: an element type, or a kind of variable.
@@ -472,13 +633,79 @@ export enum VarType_Type {
    * @generated from enum value: INT8 = 21;
    */
   INT8 = 21,
+
+  /**
+   * Paddle 2.x: element types.
+   *
+   * @generated from enum value: BF16 = 22;
+   */
+  BF16 = 22,
+
+  /**
+   * @generated from enum value: COMPLEX64 = 23;
+   */
+  COMPLEX64 = 23,
+
+  /**
+   * @generated from enum value: COMPLEX128 = 24;
+   */
+  COMPLEX128 = 24,
+
+  /**
+   * Paddle 2.x: kinds of variable.
+   *
+   * @generated from enum value: STRING = 25;
+   */
+  STRING = 25,
+
+  /**
+   * @generated from enum value: STRINGS = 26;
+   */
+  STRINGS = 26,
+
+  /**
+   * @generated from enum value: VOCAB = 27;
+   */
+  VOCAB = 27,
+
+  /**
+   * @generated from enum value: FEED_LIST = 28;
+   */
+  FEED_LIST = 28,
+
+  /**
+   * @generated from enum value: PSTRING = 29;
+   */
+  PSTRING = 29,
+
+  /**
+   * @generated from enum value: SPARSE_COO = 30;
+   */
+  SPARSE_COO = 30,
+
+  /**
+   * @generated from enum value: SPARSE_CSR = 31;
+   */
+  SPARSE_CSR = 31,
+
+  /**
+   * Paddle 2.x: 8-bit float element types.
+   *
+   * @generated from enum value: FP8_E4M3FN = 32;
+   */
+  FP8_E4M3FN = 32,
+
+  /**
+   * @generated from enum value: FP8_E5M2 = 33;
+   */
+  FP8_E5M2 = 33,
 }
 
 /**
  * Describes the enum rill.v1.VarType.Type.
  */
 export const VarType_TypeSchema: GenEnum<VarType_Type> = /*@__PURE__*/
-  enumDesc(file_rill_v1_framework, 1, 0);
+  enumDesc(file_rill_v1_framework, 3, 0);
 
 /**
  * A named variable of a block.
@@ -500,6 +727,30 @@ export type VarDesc = Message<"rill.v1.VarDesc"> & {
    * @generated from field: optional bool persistable = 3 [default = false];
    */
   persistable: boolean;
+
+  /**
+   * Paddle 1.x and 2.x: a fed variable whose shape and dtype Paddle checks.
+   *
+   * @generated from field: optional bool need_check_feed = 4 [default = false];
+   */
+  needCheckFeed: boolean;
+
+  /**
+   * Paddle 2.x: training bookkeeping.
+   *
+   * @generated from field: optional bool is_parameter = 5 [default = false];
+   */
+  isParameter: boolean;
+
+  /**
+   * @generated from field: optional bool stop_gradient = 6 [default = false];
+   */
+  stopGradient: boolean;
+
+  /**
+   * @generated from field: repeated rill.v1.VarDesc.Attr attrs = 7;
+   */
+  attrs: VarDesc_Attr[];
 };
 
 /**
@@ -507,7 +758,46 @@ export type VarDesc = Message<"rill.v1.VarDesc"> & {
  * Use `create(VarDescSchema)` to create a new message.
  */
 export const VarDescSchema: GenMessage<VarDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 2);
+  messageDesc(file_rill_v1_framework, 4);
+
+/**
+ * An attribute of a variable (Paddle 2.x); only INT, STRING and INTS.
+ *
+ * @generated from message rill.v1.VarDesc.Attr
+ */
+export type VarDesc_Attr = Message<"rill.v1.VarDesc.Attr"> & {
+  /**
+   * @generated from field: optional string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional rill.v1.AttrType type = 2;
+   */
+  type: AttrType;
+
+  /**
+   * @generated from field: optional int32 i = 3;
+   */
+  i: number;
+
+  /**
+   * @generated from field: optional string s = 4;
+   */
+  s: string;
+
+  /**
+   * @generated from field: repeated int32 ints = 5;
+   */
+  ints: number[];
+};
+
+/**
+ * Describes the message rill.v1.VarDesc.Attr.
+ * Use `create(VarDesc_AttrSchema)` to create a new message.
+ */
+export const VarDesc_AttrSchema: GenMessage<VarDesc_Attr> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 4, 0);
 
 /**
  * A block: its variables and operators, and its parent in the block tree.
@@ -546,7 +836,7 @@ export type BlockDesc = Message<"rill.v1.BlockDesc"> & {
  * Use `create(BlockDescSchema)` to create a new message.
  */
 export const BlockDescSchema: GenMessage<BlockDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 3);
+  messageDesc(file_rill_v1_framework, 5);
 
 /**
  * The program's format version.
@@ -565,10 +855,183 @@ export type Version = Message<"rill.v1.Version"> & {
  * Use `create(VersionSchema)` to create a new message.
  */
 export const VersionSchema: GenMessage<Version> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 4);
+  messageDesc(file_rill_v1_framework, 6);
 
 /**
- * A program: a tree of blocks; block 0 is the entry.
+ * How an op's definition changed since a version (Paddle 1.x).
+ *
+ * @generated from message rill.v1.CompatibleInfo
+ */
+export type CompatibleInfo = Message<"rill.v1.CompatibleInfo"> & {
+  /**
+   * @generated from field: optional string version = 1;
+   */
+  version: string;
+
+  /**
+   * @generated from field: optional rill.v1.CompatibleInfo.Type type = 2;
+   */
+  type: CompatibleInfo_Type;
+};
+
+/**
+ * Describes the message rill.v1.CompatibleInfo.
+ * Use `create(CompatibleInfoSchema)` to create a new message.
+ */
+export const CompatibleInfoSchema: GenMessage<CompatibleInfo> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 7);
+
+/**
+ * How a program saved before that version fares.
+ *
+ * @generated from enum rill.v1.CompatibleInfo.Type
+ */
+export enum CompatibleInfo_Type {
+  /**
+   * @generated from enum value: COMPATIBLE = 0;
+   */
+  COMPATIBLE = 0,
+
+  /**
+   * @generated from enum value: DEFINITELY_NOT = 1;
+   */
+  DEFINITELY_NOT = 1,
+
+  /**
+   * @generated from enum value: POSSIBLE = 2;
+   */
+  POSSIBLE = 2,
+
+  /**
+   * @generated from enum value: BUG_FIX = 3;
+   */
+  BUG_FIX = 3,
+
+  /**
+   * @generated from enum value: PRECISION_CHANGE = 4;
+   */
+  PRECISION_CHANGE = 4,
+}
+
+/**
+ * Describes the enum rill.v1.CompatibleInfo.Type.
+ */
+export const CompatibleInfo_TypeSchema: GenEnum<CompatibleInfo_Type> = /*@__PURE__*/
+  enumDesc(file_rill_v1_framework, 7, 0);
+
+/**
+ * Paddle 1.x's op compatibility table; Paddle 2.x reserves its number.
+ *
+ * @generated from message rill.v1.OpCompatibleMap
+ */
+export type OpCompatibleMap = Message<"rill.v1.OpCompatibleMap"> & {
+  /**
+   * @generated from field: repeated rill.v1.OpCompatibleMap.OpCompatiblePair pair = 1;
+   */
+  pair: OpCompatibleMap_OpCompatiblePair[];
+
+  /**
+   * @generated from field: optional string default_required_version = 2;
+   */
+  defaultRequiredVersion: string;
+};
+
+/**
+ * Describes the message rill.v1.OpCompatibleMap.
+ * Use `create(OpCompatibleMapSchema)` to create a new message.
+ */
+export const OpCompatibleMapSchema: GenMessage<OpCompatibleMap> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 8);
+
+/**
+ * One op's entry.
+ *
+ * @generated from message rill.v1.OpCompatibleMap.OpCompatiblePair
+ */
+export type OpCompatibleMap_OpCompatiblePair = Message<"rill.v1.OpCompatibleMap.OpCompatiblePair"> & {
+  /**
+   * @generated from field: optional string op_name = 1;
+   */
+  opName: string;
+
+  /**
+   * @generated from field: optional rill.v1.CompatibleInfo compatible_info = 2;
+   */
+  compatibleInfo?: CompatibleInfo | undefined;
+};
+
+/**
+ * Describes the message rill.v1.OpCompatibleMap.OpCompatiblePair.
+ * Use `create(OpCompatibleMap_OpCompatiblePairSchema)` to create a new message.
+ */
+export const OpCompatibleMap_OpCompatiblePairSchema: GenMessage<OpCompatibleMap_OpCompatiblePair> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 8, 0);
+
+/**
+ * The version of one op's definition (Paddle 2.x).
+ *
+ * @generated from message rill.v1.OpVersion
+ */
+export type OpVersion = Message<"rill.v1.OpVersion"> & {
+  /**
+   * @generated from field: optional int32 version = 1;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message rill.v1.OpVersion.
+ * Use `create(OpVersionSchema)` to create a new message.
+ */
+export const OpVersionSchema: GenMessage<OpVersion> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 9);
+
+/**
+ * The version of each op's definition a program was saved with (Paddle 2.x).
+ *
+ * @generated from message rill.v1.OpVersionMap
+ */
+export type OpVersionMap = Message<"rill.v1.OpVersionMap"> & {
+  /**
+   * @generated from field: repeated rill.v1.OpVersionMap.OpVersionPair pair = 1;
+   */
+  pair: OpVersionMap_OpVersionPair[];
+};
+
+/**
+ * Describes the message rill.v1.OpVersionMap.
+ * Use `create(OpVersionMapSchema)` to create a new message.
+ */
+export const OpVersionMapSchema: GenMessage<OpVersionMap> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 10);
+
+/**
+ * One op's entry.
+ *
+ * @generated from message rill.v1.OpVersionMap.OpVersionPair
+ */
+export type OpVersionMap_OpVersionPair = Message<"rill.v1.OpVersionMap.OpVersionPair"> & {
+  /**
+   * @generated from field: optional string op_name = 1;
+   */
+  opName: string;
+
+  /**
+   * @generated from field: optional rill.v1.OpVersion op_version = 2;
+   */
+  opVersion?: OpVersion | undefined;
+};
+
+/**
+ * Describes the message rill.v1.OpVersionMap.OpVersionPair.
+ * Use `create(OpVersionMap_OpVersionPairSchema)` to create a new message.
+ */
+export const OpVersionMap_OpVersionPairSchema: GenMessage<OpVersionMap_OpVersionPair> = /*@__PURE__*/
+  messageDesc(file_rill_v1_framework, 10, 0);
+
+/**
+ * A program: a tree of blocks; block 0 is the entry. Rill decodes the
+ * version and compatibility fields and does not act on them.
  *
  * @generated from message rill.v1.ProgramDesc
  */
@@ -579,11 +1042,21 @@ export type ProgramDesc = Message<"rill.v1.ProgramDesc"> & {
   blocks: BlockDesc[];
 
   /**
-   * 3 = op_compatible_map in later Fluid versions; ignored here.
-   *
    * @generated from field: optional rill.v1.Version version = 4;
    */
   version?: Version | undefined;
+
+  /**
+   * Paddle 1.x writes it; 2.x reserves 3 and writes op_version_map instead.
+   *
+   * @generated from field: optional rill.v1.OpCompatibleMap op_compatible_map = 3;
+   */
+  opCompatibleMap?: OpCompatibleMap | undefined;
+
+  /**
+   * @generated from field: optional rill.v1.OpVersionMap op_version_map = 5;
+   */
+  opVersionMap?: OpVersionMap | undefined;
 };
 
 /**
@@ -591,7 +1064,7 @@ export type ProgramDesc = Message<"rill.v1.ProgramDesc"> & {
  * Use `create(ProgramDescSchema)` to create a new message.
  */
 export const ProgramDescSchema: GenMessage<ProgramDesc> = /*@__PURE__*/
-  messageDesc(file_rill_v1_framework, 5);
+  messageDesc(file_rill_v1_framework, 11);
 
 /**
  * The kind of an attribute value: names the Attr field that holds it.
@@ -658,6 +1131,40 @@ export enum AttrType {
    * @generated from enum value: LONGS = 11;
    */
   LONGS = 11,
+
+  /**
+   * Paddle 2.x.
+   *
+   * @generated from enum value: FLOAT64S = 12;
+   */
+  FLOAT64S = 12,
+
+  /**
+   * The name of a variable whose value is the attribute, read at run time.
+   *
+   * @generated from enum value: VAR = 13;
+   */
+  VAR = 13,
+
+  /**
+   * @generated from enum value: VARS = 14;
+   */
+  VARS = 14,
+
+  /**
+   * @generated from enum value: FLOAT64 = 15;
+   */
+  FLOAT64 = 15,
+
+  /**
+   * @generated from enum value: SCALAR = 16;
+   */
+  SCALAR = 16,
+
+  /**
+   * @generated from enum value: SCALARS = 17;
+   */
+  SCALARS = 17,
 }
 
 /**
