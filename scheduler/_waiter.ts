@@ -12,12 +12,9 @@
 //   microtask, never inside the waker.
 
 import {
-  blockThread,
   currentThread,
   type GreenThread,
   type Parked,
-  runOf,
-  unblockThread,
   type WaitReason,
 } from "./green_thread.ts";
 import type { Panic } from "./panic.ts";
@@ -195,9 +192,9 @@ export function park(
 ): Promise<unknown> {
   thread ??= currentThread();
   if (thread !== undefined) {
-    if (runOf(thread).ended) return new Promise(noop);
+    if (thread.runState.ended) return new Promise(noop);
     w.thread = thread;
-    blockThread(thread, reason, w);
+    thread.block(reason, w);
   }
   queue.push(w);
   parking = w;
@@ -222,9 +219,9 @@ export function parkSelect(
 ): Promise<SelectOutcome> | null {
   thread ??= currentThread();
   if (thread !== undefined) {
-    if (runOf(thread).ended) return null;
+    if (thread.runState.ended) return null;
     rec.thread = thread;
-    blockThread(thread, reason, rec);
+    thread.block(reason, rec);
   }
   parking = rec;
   const p = new Promise<SelectOutcome>(captureResolve);
@@ -268,7 +265,7 @@ export function completeWithPanic(w: Waiter, panic: Panic): void {
 /** Resumes the thread parked on a completed waiter: the waker's last step. */
 export function resume(w: Waiter): void {
   if (w instanceof SelectWaiter) return resumeSelect(w.select);
-  if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
+  if (w.thread !== undefined && !w.thread.unblock(w)) return;
   if (w.abort !== undefined) {
     unwatch(w.abort, w.thread);
     w.abort = undefined;
@@ -282,7 +279,7 @@ export function resume(w: Waiter): void {
 }
 
 function resumeSelect(rec: SelectRecord): void {
-  if (rec.thread !== undefined && !unblockThread(rec.thread, rec)) return;
+  if (rec.thread !== undefined && !rec.thread.unblock(rec)) return;
   if (rec.abort !== undefined) unwatch(rec.abort, rec.thread);
   if (rec.panic !== undefined) rejectVia(rec.resolve, rec.panic);
   else rec.resolve({ index: rec.index, value: rec.value, ok: rec.ok });
@@ -296,20 +293,20 @@ function watch(
   thread: GreenThread | undefined,
 ): AbortWatch {
   signal.addEventListener("abort", onAbort, { once: true });
-  if (thread !== undefined) runOf(thread).addPending();
+  if (thread !== undefined) thread.runState.addPending();
   return { signal, onAbort };
 }
 
 function unwatch(abort: AbortWatch, thread: GreenThread | undefined): void {
   abort.signal.removeEventListener("abort", abort.onAbort);
-  if (thread !== undefined) runOf(thread).settle();
+  if (thread !== undefined) thread.runState.settle();
 }
 
 function abortWaiter(w: Waiter): void {
   if (w.queue === null) return; // completed already
   w.queue.remove(w);
-  if (w.thread !== undefined && !unblockThread(w.thread, w)) return;
-  if (w.thread !== undefined) runOf(w.thread).settle();
+  if (w.thread !== undefined && !w.thread.unblock(w)) return;
+  if (w.thread !== undefined) w.thread.runState.settle();
   const abort = w.abort!;
   w.abort = undefined;
   rejectVia(w.resolve, abort.signal.reason);
@@ -318,7 +315,7 @@ function abortWaiter(w: Waiter): void {
 function abortSelect(rec: SelectRecord): void {
   if (rec.index !== -1) return; // fired already
   rec.unlink();
-  if (rec.thread !== undefined && !unblockThread(rec.thread, rec)) return;
-  if (rec.thread !== undefined) runOf(rec.thread).settle();
+  if (rec.thread !== undefined && !rec.thread.unblock(rec)) return;
+  if (rec.thread !== undefined) rec.thread.runState.settle();
   rejectVia(rec.resolve, rec.abort!.signal.reason);
 }

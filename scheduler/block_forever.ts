@@ -1,12 +1,9 @@
 // Parking forever: Go's operations on the nil channel, and `select {}`.
 
 import {
-  blockThread,
   currentThread,
   type GreenThread,
   type Parked,
-  runOf,
-  unblockThread,
   type WaitReason,
 } from "./green_thread.ts";
 
@@ -66,17 +63,17 @@ export function blockForever(
   if (thread === undefined) {
     return signal === undefined ? new Promise(noop) : abortable(signal);
   }
-  const run = runOf(thread);
+  const run = thread.runState;
   if (run.ended) return new Promise(noop);
   // Nothing is queued anywhere: nothing to unlink.
   const nowhere: Parked = signal === undefined ? NOWHERE : { unlink: noop };
-  blockThread(thread, reason, nowhere);
+  thread.block(reason, nowhere);
   if (signal === undefined) return new Promise(noop);
   // The signal may fire from outside the run: pending work until it does.
   run.addPending();
   return new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => {
-      if (!unblockThread(thread, nowhere)) return;
+      if (!thread.unblock(nowhere)) return;
       run.settle();
       reject(signal.reason);
     }, { once: true });

@@ -78,29 +78,6 @@ const EMPTY: { state: "empty" } = Object.freeze({ state: "empty" });
 // Returned by #poll when the receive must park; never a channel value.
 const MUST_PARK: unique symbol = Symbol("must park");
 
-// Friend functions: select.ts needs a channel's private state. The static
-// block at the end of Channel assigns them; mod.ts does not export them.
-
-/** True when a receive on `ch` completes at once (select's pass 1). */
-export let canRecv: (ch: Channel<unknown>) => boolean;
-/** True when a send on `ch` completes or panics at once (select's pass 1). */
-export let canSend: (ch: Channel<unknown>) => boolean;
-/** Receives at once into `out`. Precondition: `canRecv(ch)`. */
-export let recvNow: (
-  ch: Channel<unknown>,
-  out: { value: unknown; ok: boolean },
-) => void;
-/** Sends at once, or panics if closed. Precondition: `canSend(ch)`. */
-export let sendNow: (
-  ch: Channel<unknown>,
-  value: unknown,
-  thread: GreenThread | undefined,
-) => void;
-/** The queue of parked receivers, for select's pass 2. */
-export let recvQueue: (ch: Channel<unknown>) => WaitQueue;
-/** The queue of parked senders, for select's pass 2. */
-export let sendQueue: (ch: Channel<unknown>) => WaitQueue;
-
 /**
  * A Go channel: a typed conduit between green threads, unbuffered
  * (rendezvous) or buffered (a FIFO ring of `capacity` values).
@@ -494,19 +471,87 @@ export class Channel<T> {
     this.#head = 0;
   }
 
-  static {
-    canRecv = (ch) => ch.#sendq.head !== null || ch.#count > 0 || ch.#closed;
-    canSend = (ch) =>
-      ch.#closed || ch.#recvq.head !== null || ch.#count < ch.#cap;
-    recvNow = (ch, out) => {
-      out.value = ch.#poll();
-      out.ok = ch.#polledOk;
-    };
-    sendNow = (ch, value, thread) => {
-      ch.#offer(value, thread);
-    };
-    recvQueue = (ch) => ch.#recvq;
-    sendQueue = (ch) => ch.#sendq;
+  /**
+   * Whether a receive would complete at once: a value is buffered, a
+   * sender is waiting, or the channel is closed.
+   *
+   * @returns True when `recv()` would not wait.
+   *
+   * @example Usage
+   * ```ts
+   * import { Channel } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const ch = new Channel<number>(1);
+   * assertEquals(ch.canRecv(), false);
+   * ch.trySend(1);
+   * assertEquals(ch.canRecv(), true);
+   * ```
+   */
+  canRecv(): boolean {
+    return this.#sendq.head !== null || this.#count > 0 || this.#closed;
+  }
+
+  /**
+   * Whether a send would complete (or panic) at once: a receiver is
+   * waiting, the buffer has room, or the channel is closed.
+   *
+   * @returns True when `send()` would not wait.
+   *
+   * @example Usage
+   * ```ts
+   * import { Channel } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const ch = new Channel<number>(1);
+   * assertEquals(ch.canSend(), true);
+   * ch.trySend(1);
+   * assertEquals(ch.canSend(), false);
+   * ```
+   */
+  canSend(): boolean {
+    return this.#closed || this.#recvq.head !== null || this.#count < this.#cap;
+  }
+
+  // Select's side of a channel (select.ts): hidden from the docs.
+
+  /**
+   * Receives at once into `out` (select's first pass). Precondition:
+   * `canRecv()`.
+   *
+   * @ignore
+   */
+  recvInto(out: { value: unknown; ok: boolean }): void {
+    out.value = this.#poll();
+    out.ok = this.#polledOk;
+  }
+
+  /**
+   * Sends at once, or panics if closed (select's first pass).
+   * Precondition: `canSend()`.
+   *
+   * @ignore
+   */
+  sendNow(value: T, thread: GreenThread | undefined): void {
+    this.#offer(value, thread);
+  }
+
+  /**
+   * The queue of parked receivers (select's second pass).
+   *
+   * @ignore
+   */
+  get receivers(): WaitQueue {
+    return this.#recvq;
+  }
+
+  /**
+   * The queue of parked senders (select's second pass).
+   *
+   * @ignore
+   */
+  get senders(): WaitQueue {
+    return this.#sendq;
   }
 }
 

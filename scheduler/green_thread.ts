@@ -92,30 +92,22 @@ export function currentThread(): GreenThread | undefined {
   return storage.getStore();
 }
 
-// Friend functions: the scheduler, the waiters and the timers need a
-// thread's private state. The static block at the end of GreenThread
-// assigns them; mod.ts does not export them.
-
-/**
- * Makes a thread; only Scheduler calls this. A thread with a `parent`
- * draws from a random stream derived from the parent's; a number is a
- * stream key reserved with `GreenThread.prototype.reserveChildKey()`.
- */
-export let newThread: (
-  run: RunState,
-  id: number,
-  origin: GoOrigin | undefined,
-  parent: GreenThread | number | undefined,
-) => GreenThread;
 /**
  * Calls `fn(thread)` as the body of `thread`, inside its own async context
  * when `context` is true, else with none (see `exitContext`).
+ *
+ * @param thread The thread.
+ * @param fn Its body.
+ * @param context Whether the thread has an async context of its own.
+ * @returns What `fn` returns.
  */
-export let enterThread: <R>(
+export function enterThread<R>(
   thread: GreenThread,
   fn: (thread: GreenThread) => R,
   context: boolean,
-) => R;
+): R {
+  return context ? storage.run(thread, fn, thread) : fn(thread);
+}
 
 /**
  * Calls `fn` outside every green thread's async context, so that threads it
@@ -126,37 +118,17 @@ export function exitContext(fn: () => void): void {
   // exit() still see the outer context.
   storage.run(undefined as unknown as GreenThread, fn);
 }
-/** The run a thread belongs to. */
-export let runOf: (thread: GreenThread) => RunState;
 /**
- * Counts a thread as parked. Precondition: its run has not ended. A done
- * thread (an operation it left running parks) is not counted.
+ * The live threads of a run, in spawn order.
+ *
+ * @param run The run.
+ * @returns Its threads that have not finished.
  */
-export let blockThread: (
-  thread: GreenThread,
-  reason: WaitReason,
-  parked: Parked,
-) => void;
-/**
- * Resumes an operation of `thread`: the thread becomes runnable if that is
- * the operation it waits on. Returns false, changing nothing, when its run
- * has ended: the caller must then not resume anything.
- */
-export let unblockThread: (thread: GreenThread, parked: Parked) => boolean;
-/** Adds a new thread to its run's live list. */
-export let linkThread: (thread: GreenThread) => void;
-/** The live threads of a run, in spawn order. */
-export let liveThreads: (run: RunState) => GreenThread[];
-/**
- * Marks a thread done and takes it off the live list, settling `done` with
- * its panic if any. Returns whether anyone has asked for `done`.
- */
-export let finishThread: (
-  thread: GreenThread,
-  panic: Panic | undefined,
-) => boolean;
-/** What a blocked thread waits on. */
-export let parkedOf: (thread: GreenThread) => Parked | undefined;
+export function liveThreads(run: RunState): GreenThread[] {
+  const threads: GreenThread[] = [];
+  for (let t = run.liveHead; t !== undefined; t = t.nextLive) threads.push(t);
+  return threads;
+}
 
 /**
  * A green thread: one async function run by a {@linkcode Scheduler}.
@@ -369,77 +341,137 @@ export class GreenThread {
     return r.promise;
   }
 
-  static {
-    newThread = (run, id, origin, parent) =>
-      new GreenThread(run, id, origin, parent);
-    enterThread = (thread, fn, context) =>
-      context ? storage.run(thread, fn, thread) : fn(thread);
-    runOf = (thread) => thread.#run;
-    blockThread = (thread, reason, parked) => {
-      const s = thread.#status;
-      if (s === "done") return;
-      thread.#status = reason;
-      thread.#parked = parked;
-      if (s !== "runnable") return; // counted already
-      const run = thread.#run;
-      run.blocked++;
-      run.shared?.changed(-1);
-      if (!run.checkQueued) run.queueCheck();
-    };
-    unblockThread = (thread, parked) => {
-      const run = thread.#run;
-      if (run.ended) return false;
-      if (thread.#parked !== parked) return true; // not what it waits on
-      thread.#status = "runnable";
-      thread.#parked = undefined;
-      run.blocked--;
-      run.shared?.changed(1);
-      return true;
-    };
-    linkThread = (thread) => {
-      const run = thread.#run;
-      thread.#prevLive = run.liveTail;
-      if (run.liveTail === undefined) run.liveHead = thread;
-      else run.liveTail.#nextLive = thread;
-      run.liveTail = thread;
-      run.live++;
-      run.shared?.changed(1);
-    };
-    liveThreads = (run) => {
-      const threads: GreenThread[] = [];
-      for (let t = run.liveHead; t !== undefined; t = t.#nextLive) {
-        threads.push(t);
-      }
-      return threads;
-    };
-    finishThread = (thread, panic) => {
-      const run = thread.#run;
-      const s = thread.#status;
-      if (s !== "runnable" && s !== "done") run.blocked--;
-      const prev = thread.#prevLive;
-      const next = thread.#nextLive;
-      if (prev === undefined) run.liveHead = next;
-      else prev.#nextLive = next;
-      if (next === undefined) run.liveTail = prev;
-      else next.#prevLive = prev;
-      thread.#prevLive = thread.#nextLive = undefined;
-      run.live--;
-      thread.#status = "done";
-      thread.#parked = undefined;
-      // Counted once the thread is off the list, so that the worker sees
-      // what is left when it asks whether anything can still run.
-      if (s === "runnable") run.shared?.changed(-1);
-      const end = thread.#end;
-      if (end === undefined || end instanceof Panic) {
-        thread.#end = panic;
-        return false;
-      }
-      end.panic = panic;
-      if (panic === undefined) end.resolve();
-      else end.reject(panic);
-      return true;
-    };
-    parkedOf = (thread) => thread.#parked;
+  // The scheduler's side of a thread: the scheduler, the waiters and the
+  // timers move a thread between states through these (hidden from the
+  // docs; not for programs).
+
+  /**
+   * Makes a thread; only Scheduler calls this. A thread with a `parent`
+   * draws from a random stream derived from the parent's; a number is a
+   * stream key reserved with `reserveChildKey()`.
+   *
+   * @ignore
+   */
+  static create(
+    run: RunState,
+    id: number,
+    origin: GoOrigin | undefined,
+    parent: GreenThread | number | undefined,
+  ): GreenThread {
+    return new GreenThread(run, id, origin, parent);
+  }
+
+  /**
+   * The run this thread belongs to.
+   *
+   * @ignore
+   */
+  get runState(): RunState {
+    return this.#run;
+  }
+
+  /**
+   * What this thread waits on while blocked.
+   *
+   * @ignore
+   */
+  get parked(): Parked | undefined {
+    return this.#parked;
+  }
+
+  /**
+   * The next live thread of the run, in spawn order.
+   *
+   * @ignore
+   */
+  get nextLive(): GreenThread | undefined {
+    return this.#nextLive;
+  }
+
+  /**
+   * Counts this thread as parked on `parked`. Precondition: its run has not
+   * ended. A done thread (an operation it left running parks) is not
+   * counted.
+   *
+   * @ignore
+   */
+  block(reason: WaitReason, parked: Parked): void {
+    const s = this.#status;
+    if (s === "done") return;
+    this.#status = reason;
+    this.#parked = parked;
+    if (s !== "runnable") return; // counted already
+    const run = this.#run;
+    run.blocked++;
+    run.shared?.changed(-1);
+    if (!run.checkQueued) run.queueCheck();
+  }
+
+  /**
+   * Resumes an operation of this thread: it becomes runnable if that is
+   * the operation it waits on. Returns false, changing nothing, when its
+   * run has ended: the caller must then not resume anything.
+   *
+   * @ignore
+   */
+  unblock(parked: Parked): boolean {
+    const run = this.#run;
+    if (run.ended) return false;
+    if (this.#parked !== parked) return true; // not what it waits on
+    this.#status = "runnable";
+    this.#parked = undefined;
+    run.blocked--;
+    run.shared?.changed(1);
+    return true;
+  }
+
+  /**
+   * Adds this new thread to its run's live list.
+   *
+   * @ignore
+   */
+  link(): void {
+    const run = this.#run;
+    this.#prevLive = run.liveTail;
+    if (run.liveTail === undefined) run.liveHead = this;
+    else run.liveTail.#nextLive = this;
+    run.liveTail = this;
+    run.live++;
+    run.shared?.changed(1);
+  }
+
+  /**
+   * Marks this thread done and takes it off the live list, settling `done`
+   * with its panic if any. Returns whether anyone has asked for `done`.
+   *
+   * @ignore
+   */
+  finish(panic: Panic | undefined): boolean {
+    const run = this.#run;
+    const s = this.#status;
+    if (s !== "runnable" && s !== "done") run.blocked--;
+    const prev = this.#prevLive;
+    const next = this.#nextLive;
+    if (prev === undefined) run.liveHead = next;
+    else prev.#nextLive = next;
+    if (next === undefined) run.liveTail = prev;
+    else next.#prevLive = prev;
+    this.#prevLive = this.#nextLive = undefined;
+    run.live--;
+    this.#status = "done";
+    this.#parked = undefined;
+    // Counted once the thread is off the list, so that the worker sees
+    // what is left when it asks whether anything can still run.
+    if (s === "runnable") run.shared?.changed(-1);
+    const end = this.#end;
+    if (end === undefined || end instanceof Panic) {
+      this.#end = panic;
+      return false;
+    }
+    end.panic = panic;
+    if (panic === undefined) end.resolve();
+    else end.reject(panic);
+    return true;
   }
 }
 

@@ -27,12 +27,8 @@ import {
   currentThread,
   enterThread,
   exitContext,
-  finishThread,
-  type GreenThread,
-  linkThread,
+  GreenThread,
   liveThreads,
-  newThread,
-  parkedOf,
 } from "./green_thread.ts";
 import { Deadlock, Panic } from "./panic.ts";
 import { Random } from "./random.ts";
@@ -102,16 +98,7 @@ const CALLS_PER_CLOCK_READ = 256;
 // ...and yields to the event loop once a slice of this many ms has passed.
 const SLICE_MS = 4;
 
-/**
- * The RunState behind a scheduler (for timers and parking): a friend
- * function, assigned by Scheduler's static block, not exported by mod.ts.
- */
-export let runStateOf: (scheduler: Scheduler) => RunState;
-
 function noop(): void {}
-
-// Ends a thread through its scheduler; assigned by Scheduler's static block.
-let exitThread: (t: GreenThread, panic: Panic | undefined) => void;
 
 /**
  * Runs green threads: one instance per run of a program. Several may exist
@@ -256,7 +243,7 @@ export class Scheduler {
     runsInProgress++;
     soleRun = runsInProgress === 1 ? this : undefined;
     this.#run.detect(() => this.#deadlock());
-    this.#main = newThread(this.#run, 1, undefined, undefined);
+    this.#main = GreenThread.create(this.#run, 1, undefined, undefined);
     this.#spawn(this.#main, main);
     if (signal === undefined) return this.#settle.promise;
     const abort = () => this.#end({ error: signal.reason });
@@ -302,7 +289,7 @@ export class Scheduler {
    * ```
    */
   go(fn: ThreadFunction, options?: GoOptions): GreenThread {
-    const t = newThread(this.#run, this.#newId(), options, undefined);
+    const t = GreenThread.create(this.#run, this.#newId(), options, undefined);
     this.#spawn(t, fn);
     return t;
   }
@@ -335,7 +322,7 @@ export class Scheduler {
     fn: ThreadFunction,
     options?: GoOptions,
   ): GreenThread {
-    const t = newThread(this.#run, this.#newId(), options, parent);
+    const t = GreenThread.create(this.#run, this.#newId(), options, parent);
     this.#spawn(t, fn);
     return t;
   }
@@ -439,7 +426,7 @@ export class Scheduler {
 
   #spawn(t: GreenThread, fn: ThreadFunction): void {
     if (this.#run.ended) return;
-    linkThread(t);
+    t.link();
     this.#runq.push(t);
     this.#runqFns.push(fn);
     if (!this.#drainQueued) {
@@ -479,17 +466,17 @@ export class Scheduler {
     try {
       result = enterThread(t, fn, this.#context);
     } catch (error) {
-      return exitThread(t, Panic.from(error, t));
+      return this.#exit(t, Panic.from(error, t));
     }
     if (result instanceof Promise) awaitThread(t, result);
-    else exitThread(t, undefined);
+    else this.#exit(t, undefined);
   }
 
   #exit(t: GreenThread, panic: Panic | undefined): void {
     const run = this.#run;
     if (run.ended) return; // abandoned: the run is over
     if (panic !== undefined) return this.#panicked(t, panic);
-    finishThread(t, undefined);
+    t.finish(undefined);
     if (t === this.#main) return this.#end();
     // The last runnable thread may have gone: look again for a deadlock.
     if (!run.checkQueued) run.queueCheck();
@@ -498,7 +485,7 @@ export class Scheduler {
   #panicked(t: GreenThread, panic: Panic): void {
     // The dump shows the panicking thread as it was, so take it first.
     panic.dump = formatThreadDump(this.threads());
-    const observed = finishThread(t, panic);
+    const observed = t.finish(panic);
     if (this.#settle !== undefined) return this.#end({ error: panic });
     // No run to fail (threads started with go() outside run()): unless
     // someone awaits the thread, report the panic as uncaught, which ends
@@ -520,15 +507,30 @@ export class Scheduler {
     if (this.#yieldHandle !== undefined) clearImmediate(this.#yieldHandle);
     // Abandon the other threads: unlink their waiters, so no channel keeps
     // a waiter that can never resume.
-    for (const t of liveThreads(run)) parkedOf(t)?.unlink();
+    for (const t of liveThreads(run)) t.parked?.unlink();
     this.#settle = undefined;
     if (outcome === undefined) settle.resolve();
     else settle.reject(outcome.error);
   }
 
-  static {
-    runStateOf = (scheduler) => scheduler.#run;
-    exitThread = (t, panic) => t.scheduler.#exit(t, panic);
+  // The runtime's side of a scheduler: hidden from the docs.
+
+  /**
+   * The state of the scheduler's current run (timers, parking, a pool).
+   *
+   * @ignore
+   */
+  get runState(): RunState {
+    return this.#run;
+  }
+
+  /**
+   * Ends thread `t` of this scheduler, which returned or threw `panic`.
+   *
+   * @ignore
+   */
+  threadExited(t: GreenThread, panic: Panic | undefined): void {
+    this.#exit(t, panic);
   }
 }
 
@@ -649,9 +651,9 @@ function awaitThread(t: GreenThread, result: Promise<unknown>): void {
 }
 
 function threadReturned(this: GreenThread): void {
-  exitThread(this, undefined);
+  this.scheduler.threadExited(this, undefined);
 }
 
 function threadThrew(this: GreenThread, error: unknown): void {
-  exitThread(this, Panic.from(error, this));
+  this.scheduler.threadExited(this, Panic.from(error, this));
 }

@@ -17,15 +17,7 @@
 // channel cannot change between polling a case and performing it. The same
 // channel may appear in several cases, on both sides.
 
-import {
-  canRecv,
-  canSend,
-  type Channel,
-  recvNow,
-  recvQueue,
-  sendNow,
-  sendQueue,
-} from "./channel.ts";
+import type { Channel } from "./channel.ts";
 import type { GreenThread, WaitReason } from "./green_thread.ts";
 import type { Random } from "./random.ts";
 import { currentRandom } from "./scheduler.ts";
@@ -205,12 +197,12 @@ export function select<const C extends readonly SelectCase[]>(
   for (let i = 0; i < n; i++) {
     const c = cases[i] as AnyCase;
     if (c.recv !== undefined) {
-      if (c.recv !== null && canRecv(c.recv)) {
+      if (c.recv !== null && c.recv.canRecv()) {
         ready++;
         chosen = i;
       }
     } else if (c.send !== undefined) {
-      if (c.send !== null && canSend(c.send)) {
+      if (c.send !== null && c.send.canSend()) {
         ready++;
         chosen = i;
       }
@@ -262,11 +254,11 @@ export function select<const C extends readonly SelectCase[]>(
     if (c.recv != null) {
       const w = new SelectWaiter(RECV, undefined, rec, i);
       rec.waiters.push(w);
-      recvQueue(c.recv).push(w);
+      c.recv.receivers.push(w);
     } else if (c.send != null) {
       const w = new SelectWaiter(SEND, c.value, rec, i);
       rec.waiters.push(w);
-      sendQueue(c.send).push(w);
+      c.send.senders.push(w);
     }
   }
   // Pass 3 happens in the waker; see the top of this file.
@@ -278,8 +270,8 @@ function nthReady(cases: readonly SelectCase[], k: number): number {
   for (let i = 0; i < cases.length; i++) {
     const c = cases[i] as AnyCase;
     const ready = c.recv !== undefined
-      ? c.recv !== null && canRecv(c.recv)
-      : c.send !== undefined && c.send !== null && canSend(c.send);
+      ? c.recv !== null && c.recv.canRecv()
+      : c.send !== undefined && c.send !== null && c.send.canSend();
     if (ready && k-- === 0) return i;
   }
   throw new Error(
@@ -294,7 +286,7 @@ function perform(
   thread: GreenThread | undefined,
 ): SelectResult {
   const out: SelectResult = { index, value: undefined, ok: true };
-  if (c.recv !== undefined) recvNow(c.recv!, out);
-  else sendNow(c.send!, c.value, thread);
+  if (c.recv !== undefined) c.recv!.recvInto(out);
+  else c.send!.sendNow(c.value, thread);
   return out;
 }

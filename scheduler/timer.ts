@@ -6,13 +6,11 @@
 
 import { Channel } from "./channel.ts";
 import {
-  blockThread,
   currentThread,
   type GreenThread,
   type Parked,
-  unblockThread,
 } from "./green_thread.ts";
-import { currentScheduler, runStateOf, type Scheduler } from "./scheduler.ts";
+import { currentScheduler, type Scheduler } from "./scheduler.ts";
 
 /** Options for {@linkcode sleep}. */
 export interface SleepOptions {
@@ -87,21 +85,21 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (!(ms > 0)) return Promise.resolve();
   const thread = options?.thread ?? currentThread();
-  const run = runStateOf(thread?.scheduler ?? currentScheduler());
+  const run = (thread?.scheduler ?? currentScheduler()).runState;
   if (run.ended) return new Promise(noop);
   const { promise, resolve, reject } = Promise.withResolvers<void>();
   // A sleeping thread waits on no channel: nothing to unlink.
   const sleeping: Parked = { unlink: noop };
-  if (thread !== undefined) blockThread(thread, "sleep", sleeping);
+  if (thread !== undefined) thread.block("sleep", sleeping);
   const onAbort = () => {
     run.stopTimer(handle);
-    if (thread === undefined || unblockThread(thread, sleeping)) {
+    if (thread === undefined || thread.unblock(sleeping)) {
       reject(signal!.reason);
     }
   };
   const handle = run.startTimer(ms, () => {
     signal?.removeEventListener("abort", onAbort);
-    if (thread === undefined || unblockThread(thread, sleeping)) resolve();
+    if (thread === undefined || thread.unblock(sleeping)) resolve();
   });
   signal?.addEventListener("abort", onAbort, { once: true });
   return promise;
@@ -136,7 +134,7 @@ export function after<T = boolean>(
   });
   const signal = options?.signal;
   if (signal?.aborted) return ch;
-  const run = runStateOf(options?.scheduler ?? currentScheduler());
+  const run = (options?.scheduler ?? currentScheduler()).runState;
   if (run.ended) return ch;
   const onAbort = () => run.stopTimer(handle);
   const handle = run.startTimer(Math.max(0, ms), () => {

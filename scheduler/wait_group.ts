@@ -12,12 +12,9 @@
 //   the list first and resumes them after, as channels do.
 
 import {
-  blockThread,
   currentThread,
   type GreenThread,
   type Parked,
-  runOf,
-  unblockThread,
 } from "./green_thread.ts";
 import { Panic } from "./panic.ts";
 
@@ -108,7 +105,7 @@ export class WaitGroup {
     const woken = this.#waiters;
     this.#waiters = [];
     for (const w of woken) {
-      if (w.thread === undefined || unblockThread(w.thread, w)) w.resolve();
+      if (w.thread === undefined || w.thread.unblock(w)) w.resolve();
     }
   }
 
@@ -139,12 +136,12 @@ export class WaitGroup {
   wait(options?: WaitGroupWaitOptions): void | Promise<void> {
     if (this.#count === 0) return;
     const thread = options?.thread ?? currentThread();
-    if (thread !== undefined && runOf(thread).ended) return new Promise(noop);
+    if (thread !== undefined && thread.runState.ended) return new Promise(noop);
     const { promise, resolve } = Promise.withResolvers<void>();
     const waiting: Waiting = { thread, resolve, unlink: noop };
     this.#waiters.push(waiting);
     if (thread !== undefined) {
-      blockThread(thread, "sync.WaitGroup.Wait", waiting);
+      thread.block("sync.WaitGroup.Wait", waiting);
     }
     return promise;
   }

@@ -23,7 +23,6 @@ import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
-import { runStateOf } from "../../scheduler/scheduler.ts";
 import { Global } from "../../scheduler/shared/heap.ts";
 import {
   type PoolMember,
@@ -185,7 +184,7 @@ export class PoolRun {
    */
   after(ms: number): SharedChannel<Tensor> {
     const ch = this.makeChannel(1, "bool");
-    const run = runStateOf(this.member.scheduler);
+    const run = this.member.scheduler.runState;
     if (!run.ended) {
       run.startTimer(Math.max(0, ms), () => ch.trySend(TRUE));
     }

@@ -22,15 +22,11 @@
 
 import type { RunState, SharedActivity } from "../_run_state.ts";
 import {
-  blockThread,
   type GreenThread,
   type Parked,
-  parkedOf,
-  runOf,
-  unblockThread,
   type WaitReason,
 } from "../green_thread.ts";
-import { runStateOf, type Scheduler } from "../scheduler.ts";
+import type { Scheduler } from "../scheduler.ts";
 import { Global, type SharedHeap } from "./heap.ts";
 import { WakeRing } from "./wake_ring.ts";
 
@@ -178,7 +174,7 @@ export class PoolMember implements SharedActivity {
     this.heap = heap;
     this.self = self;
     this.scheduler = scheduler;
-    this.#run = runStateOf(scheduler);
+    this.#run = scheduler.runState;
     this.#ring = new WakeRing(heap, self);
     this.#service = options.serviceThreads ?? 0;
     this.#run.share(this);
@@ -330,7 +326,7 @@ export class PoolMember implements SharedActivity {
   park(parked: SharedParked, reason: WaitReason): number {
     const token = this.#freeTokens.pop() ?? this.#parked.length;
     this.#parked[token] = parked;
-    if (parked.thread !== undefined) blockThread(parked.thread, reason, parked);
+    if (parked.thread !== undefined) parked.thread.block(reason, parked);
     return token;
   }
 
@@ -344,8 +340,8 @@ export class PoolMember implements SharedActivity {
     this.#count(-1);
     const thread = parked.thread;
     if (thread !== undefined) {
-      if (runOf(thread).ended) return;
-      if (parkedOf(thread) === parked) unblockThread(thread, parked);
+      if (thread.runState.ended) return;
+      if (thread.parked === parked) thread.unblock(parked);
     }
     parked.settle(this);
   }
