@@ -1,0 +1,315 @@
+// Elementwise kernels: one WGSL template per arity, fed with an expression
+// per kind (the CPU's kernels/cpu/elementwise.ts semantics).
+//
+// Invariants:
+//   Operands have one dtype (the integration casts first, on the CPU side
+//   of the boundary); the GPU_* tables list what runs here, and a kind or
+//   dtype missing from them runs on the CPU.
+//   Broadcasting uses kernels/broadcast.ts's plan (NumPy's rule, Fluid's
+//   axis), with dims coalesced first, so contiguous and scalar cases walk
+//   rank 1 and the general case at most MAX_RANK dims.
+//   Float expressions go through _ieee_wgsl.ts, so NaN, ±Infinity and ±0
+//   come out as on the CPU; int32 arithmetic wraps as the CPU's does.
+
+import type { BinaryKind, CompareKind, UnaryKind } from "../device.ts";
+import type { GpuBatch } from "./gpu_batch.ts";
+import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
+import {
+  broadcastDispatch,
+  mapDispatch,
+  WGSL_TYPE,
+} from "./_elementwise_template.ts";
+
+/**
+ * The binary kinds the GPU runs, per dtype; the rest run on the CPU
+ * (integer div, mod, floordiv and pow must raise on a zero divisor).
+ *
+ * @example Usage
+ * ```ts
+ * import { GPU_BINARY } from "./elementwise.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GPU_BINARY.float32.includes("pow"), true);
+ * assertEquals(GPU_BINARY.int32.includes("div"), false);
+ * ```
+ */
+export const GPU_BINARY: Readonly<
+  Record<"float32" | "int32", readonly BinaryKind[]>
+> = {
+  float32: ["add", "sub", "mul", "div", "max", "min", "pow"],
+  int32: ["add", "sub", "mul", "max", "min"],
+};
+
+/**
+ * The unary kinds the GPU runs on float32 (sin and cos stay on the CPU:
+ * WGSL bounds their error only on [-π, π]).
+ *
+ * @example Usage
+ * ```ts
+ * import { GPU_UNARY } from "./elementwise.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GPU_UNARY.includes("sin"), false);
+ * ```
+ */
+export const GPU_UNARY: readonly UnaryKind[] = [
+  "relu",
+  "sigmoid",
+  "tanh",
+  "exp",
+  "log",
+  "sqrt",
+  "abs",
+  "square",
+  "floor",
+  "ceil",
+  "round",
+  "reciprocal",
+];
+
+const FLOAT_BINARY: Partial<Record<BinaryKind, string>> = {
+  add: "a + b",
+  sub: "a - b",
+  mul: "a * b",
+  div: "a / b",
+  max: "f_max(a, b)",
+  min: "f_min(a, b)",
+  pow: "f_pow(a, b)",
+};
+const INT_BINARY: Partial<Record<BinaryKind, string>> = {
+  add: "a + b",
+  sub: "a - b",
+  mul: "a * b",
+  max: "select(b, a, a > b)",
+  min: "select(b, a, a < b)",
+};
+const COMPARE: Record<CompareKind, [string, boolean]> = {
+  less_than: ["a < b", false],
+  less_equal: ["a <= b", false],
+  greater_than: ["a > b", false],
+  greater_equal: ["a >= b", false],
+  equal: ["a == b", false],
+  not_equal: ["a != b", true],
+};
+const UNARY: Partial<Record<UnaryKind, string>> = {
+  relu: "f_relu(a)",
+  sigmoid: "f_sigmoid(a)",
+  tanh: "f_tanh(a)",
+  exp: "f_exp(a)",
+  log: "f_log(a)",
+  sqrt: "f_sqrt(a)",
+  abs: "f_abs(a)",
+  square: "a * a",
+  floor: "f_floor(a)",
+  ceil: "f_ceil(a)",
+  round: "f_round(a)",
+  reciprocal: "1.0 / a",
+};
+
+/**
+ * Elementwise arithmetic with broadcasting, on the GPU.
+ *
+ * @param batch Where the dispatch goes.
+ * @param kind The operation; see {@linkcode GPU_BINARY}.
+ * @param x The first operand.
+ * @param y The second operand, of x's dtype.
+ * @param axis -1 for NumPy broadcasting, else Fluid's axis.
+ * @returns A new GPU tensor of the operands' dtype.
+ * @throws {TypeError} If the dtypes differ or the kind does not run here.
+ * @throws {RangeError} If the shapes do not broadcast.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { binary } from "./elementwise.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([[1, 2, 3], [4, 5, 6]], "float32"));
+ *   const y = batch.upload(Tensor.fromArray([10, 20, 30], "float32"));
+ *   const [sum] = await batch.read([binary(batch, "add", x, y)]);
+ *   assertEquals(sum.toNested(), [[11, 22, 33], [14, 25, 36]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function binary(
+  batch: GpuBatch,
+  kind: BinaryKind,
+  x: GpuTensor,
+  y: GpuTensor,
+  axis = -1,
+): GpuTensor {
+  const dtype = sameDType(kind, x, y);
+  const table = dtype === "float32"
+    ? FLOAT_BINARY
+    : dtype === "int32"
+    ? INT_BINARY
+    : {};
+  const expr = (table as Partial<Record<BinaryKind, string>>)[kind];
+  if (expr === undefined) {
+    throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);
+  }
+  return broadcastDispatch(batch, [kind, dtype, expr], [x, y, axis], dtype);
+}
+
+/**
+ * Elementwise comparison with broadcasting; a NaN operand makes every
+ * comparison false except `not_equal`.
+ *
+ * @param batch Where the dispatch goes.
+ * @param kind The comparison.
+ * @param x The left operand (float32 or int32).
+ * @param y The right operand, of x's dtype.
+ * @param axis As for {@linkcode binary}.
+ * @returns A new bool GPU tensor.
+ * @throws {TypeError} If the dtypes differ or are not float32 or int32.
+ * @throws {RangeError} If the shapes do not broadcast.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { compare } from "./elementwise.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([1, NaN, 5], "float32"));
+ *   const y = batch.upload(Tensor.scalar(3, "float32"));
+ *   const [lt] = await batch.read([compare(batch, "less_than", x, y)]);
+ *   assertEquals(lt.toNested(), [true, false, false]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function compare(
+  batch: GpuBatch,
+  kind: CompareKind,
+  x: GpuTensor,
+  y: GpuTensor,
+  axis = -1,
+): GpuTensor {
+  const dtype = sameDType(kind, x, y);
+  const entry = COMPARE[kind];
+  if (entry === undefined || dtype === "bool") {
+    throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);
+  }
+  const [test, ifNan] = entry;
+  const expr = dtype === "float32"
+    ? `f_compare(a, b, ${test}, ${ifNan})`
+    : `select(0u, 1u, ${test})`;
+  return broadcastDispatch(batch, [kind, dtype, expr], [x, y, axis], "bool");
+}
+
+/**
+ * An elementwise math function of a float32 tensor.
+ *
+ * @param batch Where the dispatch goes.
+ * @param kind The function; see {@linkcode GPU_UNARY}.
+ * @param x A float32 tensor.
+ * @returns A new float32 GPU tensor of x's shape.
+ * @throws {TypeError} If x is not float32 or the kind does not run here.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { unary } from "./elementwise.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([-1, 4, NaN], "float32"));
+ *   const [y] = await batch.read([unary(batch, "relu", x)]);
+ *   assertEquals(y.toNested(), [0, 4, NaN]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function unary(
+  batch: GpuBatch,
+  kind: UnaryKind,
+  x: GpuTensor,
+): GpuTensor {
+  const expr = UNARY[kind];
+  if (expr === undefined || x.dtype !== "float32") {
+    throw new TypeError(`${kind}: no GPU kernel for dtype "${x.dtype}"`);
+  }
+  return mapDispatch(batch, [kind, "float32", expr], x, []);
+}
+
+/**
+ * `x * scale + bias`, or `(x + bias) * scale`, as the CPU's `scale`: the
+ * factors are first rounded (float32) or truncated (int32) to x's dtype.
+ *
+ * @param batch Where the dispatch goes.
+ * @param x A float32 or int32 tensor.
+ * @param scale The factor.
+ * @param bias The addend.
+ * @param biasAfterScale Add after multiplying.
+ * @returns A new GPU tensor of x's dtype and shape.
+ * @throws {TypeError} If x is bool.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { scale } from "./elementwise.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([1, 2], "float32"));
+ *   const [y] = await batch.read([scale(batch, x, 2, 1, false)]);
+ *   assertEquals(y.toNested(), [4, 6]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function scale(
+  batch: GpuBatch,
+  x: GpuTensor,
+  scale: number,
+  bias = 0,
+  biasAfterScale = true,
+): GpuTensor {
+  const dtype = x.dtype;
+  if (dtype === "bool") {
+    throw new TypeError(`scale: dtype "bool" is not supported`);
+  }
+  const words = new Uint32Array(2);
+  if (dtype === "float32") {
+    new Float32Array(words.buffer).set([scale, bias]);
+  } else {
+    // Math.imul's ToInt32 of the truncated factors, as the CPU kernel.
+    new Int32Array(words.buffer).set([
+      Math.trunc(scale) | 0,
+      Math.trunc(bias) | 0,
+    ]);
+  }
+  const t = WGSL_TYPE[dtype];
+  const s = `bitcast<${t}>(p[1])`, b = `bitcast<${t}>(p[2])`;
+  const expr = biasAfterScale ? `a * ${s} + ${b}` : `(a + ${b}) * ${s}`;
+  const variant = biasAfterScale ? "after" : "before";
+  return mapDispatch(batch, ["scale", dtype, expr, variant], x, [...words]);
+}
+
+function sameDType(kind: string, x: GpuTensor, y: GpuTensor): GpuDType {
+  if (x.dtype !== y.dtype) {
+    throw new TypeError(
+      `${kind}: the GPU kernel takes one dtype, got ${x.dtype} and ${y.dtype}`,
+    );
+  }
+  return x.dtype;
+}

@@ -1,0 +1,250 @@
+// A tensor whose elements live in a GPU storage buffer.
+//
+// Invariants:
+//   Every element takes 4 bytes: float32 as f32, int32 as i32, bool as u32
+//   holding only 0 or 1 (WGSL has no 8-bit storage; the read-back narrows it
+//   to the CPU's Uint8Array). float16, int64, float64 and the 8/16-bit
+//   integers stay on the CPU.
+//   The buffer is at least size * 4 bytes (a pool size class, never 0) and
+//   nothing writes it after the dispatch that produced it: GPU tensors are
+//   as immutable as CPU ones (design.md §2), so they may be shared freely.
+//   release() hands the buffer back to the pool exactly once; any later use
+//   of `buffer` throws. A tensor dropped without release() gives its buffer
+//   back when it is garbage-collected.
+
+import { formatShape, shapeSize } from "../_shape.ts";
+import type { DType } from "../dtype.ts";
+import type { GpuBufferPool } from "./gpu_buffer_pool.ts";
+
+/** The dtypes a GPU tensor may have. */
+export type GpuDType = "float32" | "int32" | "bool";
+
+/**
+ * Every GPU dtype.
+ *
+ * @example Usage
+ * ```ts
+ * import { GPU_DTYPES } from "./gpu_tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GPU_DTYPES, ["float32", "int32", "bool"]);
+ * ```
+ */
+export const GPU_DTYPES: readonly GpuDType[] = ["float32", "int32", "bool"];
+
+/**
+ * Whether a dtype can live on the GPU.
+ *
+ * @param dtype Any dtype.
+ * @returns `true` for float32, int32 and bool.
+ *
+ * @example Usage
+ * ```ts
+ * import { isGpuDType } from "./gpu_tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(isGpuDType("float32"), true);
+ * assertEquals(isGpuDType("int64"), false);
+ * ```
+ */
+export function isGpuDType(dtype: DType): dtype is GpuDType {
+  return dtype === "float32" || dtype === "int32" || dtype === "bool";
+}
+
+// Returns the buffers of tensors that were never released.
+const orphans = new FinalizationRegistry<[GpuBufferPool, GPUBuffer]>(
+  ([pool, buffer]) => pool.release(buffer),
+);
+
+/**
+ * A device-resident tensor: dtype, shape and a pooled storage buffer.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBufferPool } from "./gpu_buffer_pool.ts";
+ * import { GpuTensor } from "./gpu_tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const pool = new GpuBufferPool(gpu);
+ *   const t = new GpuTensor(pool, "float32", [2, 3], pool.acquire(24));
+ *   assertEquals(t.size, 6);
+ *   t.release();
+ *   assertEquals(t.released, true);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export class GpuTensor {
+  /** The element type. */
+  readonly dtype: GpuDType;
+  /** The dims, outermost first. */
+  readonly shape: readonly number[];
+  /** The number of elements. */
+  readonly size: number;
+  readonly #pool: GpuBufferPool;
+  #buffer: GPUBuffer | null;
+
+  /**
+   * Wraps a pooled buffer; the tensor owns it from now on.
+   *
+   * @param pool The pool the buffer came from.
+   * @param dtype The element type.
+   * @param shape The dims.
+   * @param buffer At least `4 * product(shape)` bytes.
+   * @throws {RangeError} If a dim is invalid or the buffer too small.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { GpuBufferPool } from "./gpu_buffer_pool.ts";
+   * import { GpuTensor } from "./gpu_tensor.ts";
+   * import { assertThrows } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const pool = new GpuBufferPool(gpu);
+   *   assertThrows(() => new GpuTensor(pool, "int32", [100], pool.acquire(4)), RangeError);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  constructor(
+    pool: GpuBufferPool,
+    dtype: GpuDType,
+    shape: readonly number[],
+    buffer: GPUBuffer,
+  ) {
+    for (const d of shape) {
+      if (!Number.isInteger(d) || d < 0) {
+        throw new RangeError(`gpu tensor: invalid shape ${formatShape(shape)}`);
+      }
+    }
+    const size = shapeSize(shape);
+    if (buffer.size < size * 4) {
+      throw new RangeError(
+        `gpu tensor: shape ${formatShape(shape)} needs ${
+          size * 4
+        } bytes, the buffer has ${buffer.size}`,
+      );
+    }
+    this.dtype = dtype;
+    this.shape = shape;
+    this.size = size;
+    this.#pool = pool;
+    this.#buffer = buffer;
+    orphans.register(this, [pool, buffer], this);
+  }
+
+  /**
+   * The storage buffer.
+   *
+   * @returns The buffer holding the elements.
+   * @throws {ReferenceError} If the tensor was released.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { GpuBufferPool } from "./gpu_buffer_pool.ts";
+   * import { GpuTensor } from "./gpu_tensor.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const pool = new GpuBufferPool(gpu);
+   *   const b = pool.acquire(4);
+   *   assertEquals(new GpuTensor(pool, "bool", [], b).buffer, b);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  get buffer(): GPUBuffer {
+    if (this.#buffer === null) {
+      throw new ReferenceError(
+        `gpu tensor: ${this.dtype} ${
+          formatShape(this.shape)
+        } used after release`,
+      );
+    }
+    return this.#buffer;
+  }
+
+  /**
+   * The bytes the elements take: `4 * size`.
+   *
+   * @returns The byte count.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { GpuBufferPool } from "./gpu_buffer_pool.ts";
+   * import { GpuTensor } from "./gpu_tensor.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const pool = new GpuBufferPool(gpu);
+   *   assertEquals(new GpuTensor(pool, "float32", [3], pool.acquire(12)).byteLength, 12);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  get byteLength(): number {
+    return this.size * 4;
+  }
+
+  /**
+   * Whether {@linkcode GpuTensor.release} was called.
+   *
+   * @returns `true` once released.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { GpuBufferPool } from "./gpu_buffer_pool.ts";
+   * import { GpuTensor } from "./gpu_tensor.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const pool = new GpuBufferPool(gpu);
+   *   assertEquals(new GpuTensor(pool, "float32", [1], pool.acquire(4)).released, false);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  get released(): boolean {
+    return this.#buffer === null;
+  }
+
+  /**
+   * Gives the buffer back to the pool. Commands already encoded that read
+   * the tensor still see its values. A second call does nothing.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { GpuBufferPool } from "./gpu_buffer_pool.ts";
+   * import { GpuTensor } from "./gpu_tensor.ts";
+   * import { assertThrows } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const pool = new GpuBufferPool(gpu);
+   *   const t = new GpuTensor(pool, "float32", [1], pool.acquire(4));
+   *   t.release();
+   *   t.release();
+   *   assertThrows(() => t.buffer, ReferenceError);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  release(): void {
+    if (this.#buffer === null) return;
+    orphans.unregister(this);
+    this.#pool.release(this.#buffer);
+    this.#buffer = null;
+  }
+}
