@@ -19,7 +19,6 @@
  *
  * @module
  */
-import { allocate } from "../../kernels/allocate.ts";
 import type { Kernels } from "../../kernels/device.ts";
 import type { DType, TypedArray } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
@@ -62,7 +61,12 @@ interface CallPlan {
   readonly args: readonly unknown[];
   readonly tensors: readonly TensorPlace[];
   readonly flat: boolean;
-  readonly out: { readonly at: number; readonly rowBytes: number };
+  readonly out: {
+    readonly at: number;
+    readonly dtype: DType;
+    readonly rowBytes: number;
+    readonly rowSize: number;
+  };
 }
 
 const encoder = new TextEncoder();
@@ -167,9 +171,14 @@ export class ParallelKernels {
       return undefined;
     }
     const shape = flat ? tensors[0].shape : [rows, ...probe.shape.slice(1)];
-    const data = allocate(probe.dtype, probe.size * rows);
-    const outAt = SharedStorage.offsetIn(memory, data);
-    if (outAt === undefined) return;
+    // Every row is written below: no need to zero the output first.
+    const data = SharedStorage.of(memory)?.allocate(
+      probe.dtype,
+      probe.size * rows,
+      false,
+    );
+    if (data === undefined) return;
+    const outAt = SharedStorage.offsetIn(memory, data)!;
     const rowBytes = probe.data.byteLength;
     copyRows(memory, probe.data, outAt);
     const plan: CallPlan = {
@@ -179,7 +188,7 @@ export class ParallelKernels {
       ),
       tensors: places,
       flat,
-      out: { at: outAt, rowBytes },
+      out: { at: outAt, dtype: probe.dtype, rowBytes, rowSize: probe.size },
     };
     try {
       this.#run(plan, rows);
@@ -225,17 +234,30 @@ export class ParallelKernels {
     const args = plan.args.map((a) =>
       isTensorRef(a) ? tensors[a.t] : a ?? undefined
     );
-    const result = computeRows(
-      this.#base!,
-      plan.kernel,
-      args,
-      tensors,
-      plan.tensors,
-      start,
-      end,
-      plan.flat,
+    const { at, dtype, rowBytes, rowSize } = plan.out;
+    const from = at + start * rowBytes;
+    const target = SharedStorage.viewIn(
+      heap.memory,
+      dtype,
+      from,
+      (end - start) * rowSize,
     );
-    copyRows(heap.memory, result.data, plan.out.at + start * plan.out.rowBytes);
+    // The kernel writes its result into the output's rows where it can.
+    const result = SharedStorage.of(heap.memory)!.into(
+      target,
+      () =>
+        computeRows(
+          this.#base!,
+          plan.kernel,
+          args,
+          tensors,
+          plan.tensors,
+          start,
+          end,
+          plan.flat,
+        ),
+    );
+    if (result.data !== target) copyRows(heap.memory, result.data, from);
   }
 }
 
