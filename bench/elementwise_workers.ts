@@ -1,14 +1,12 @@
 // Large elementwise ops, softmax and a row-wise reduction through the
 // runtime, split over the pool's workers (intra-op parallelism) vs one
 // worker. A goroutine that another worker may run makes the run pooled.
-// Each executor runs the program once to warm up, then `rounds` timed runs.
 //
 //   deno run -A bench/elementwise_workers.ts [n] [count] [rounds]
 
 import {
   elementwiseAdd,
   elementwiseMul,
-  Executor,
   exp,
   fillConstant,
   forRange,
@@ -23,6 +21,7 @@ import {
   softmax,
   uniformRandom,
 } from "../mod.ts";
+import { timeOneAndTwoWorkers } from "./_one_and_two_workers.ts";
 
 const n = Number(Deno.args[0] ?? 1024);
 const count = Number(Deno.args[1] ?? 10);
@@ -44,27 +43,11 @@ program.guard(() => {
   print(mean(s), { message: "checksum" });
 });
 
-const results: Record<number, { ms: number; line: string }> = {};
-for (const workers of [1, 2]) {
-  let line = "";
-  const executor = new Executor({ workers, print: (l) => line = l });
-  await executor.run(program);
-  const times: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    await executor.run(program);
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  results[workers] = { ms: times[Math.floor(rounds / 2)], line };
-}
-if (results[1].line !== results[2].line) {
-  throw new Error(`outputs differ: ${results[1].line} vs ${results[2].line}`);
-}
+const ms = await timeOneAndTwoWorkers(program, rounds);
 console.log(
   `${count} rounds of 5 ops over ${n}² float32, median of ${rounds} runs:`,
 );
-for (const w of [1, 2]) {
-  console.log(`  workers ${w}: ${results[w].ms.toFixed(0)} ms`);
+for (const w of [1, 2] as const) {
+  console.log(`  workers ${w}: ${ms[w].toFixed(0)} ms`);
 }
-console.log(`  speed-up: ${(results[1].ms / results[2].ms).toFixed(2)}x`);
+console.log(`  speed-up: ${(ms[1] / ms[2]).toFixed(2)}x`);
