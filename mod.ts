@@ -31,9 +31,18 @@ export * from "./runtime/layers/mod.ts";
 export { Executor } from "./runtime/executor.ts";
 export type {
   ExecutorOptions,
+  ProgramWithParameters,
   RunOptions,
   RunResult,
 } from "./runtime/executor.ts";
+export {
+  findModelFiles,
+  loadModel,
+  persistableVariables,
+} from "./runtime/model_dir.ts";
+export type { LoadedModel, LoadModelOptions } from "./runtime/model_dir.ts";
+export { feedTargets, fetchTargets } from "./runtime/feed_binding.ts";
+export type { FeedTarget } from "./runtime/feed_binding.ts";
 export { BlockLayout, Scope } from "./runtime/scope.ts";
 export { TensorArray } from "./runtime/value.ts";
 export type { RawValue, Value } from "./runtime/value.ts";

@@ -10,13 +10,15 @@
 import { parseArgs } from "node:util";
 import { cpuDevice } from "../kernels/cpu/device.ts";
 import { decodeNpy, encodeNpy } from "../kernels/npy.ts";
-import { Tensor } from "../kernels/tensor.ts";
+import type { Tensor } from "../kernels/tensor.ts";
 import { Deadlock, Panic } from "../scheduler/panic.ts";
 import { dumpProgram } from "./dump.ts";
 import { fileErrorReason } from "./file_error.ts";
 import { printable, ProgramError } from "./errors.ts";
 import { Executor, MAX_WORKERS } from "./executor.ts";
 import { formatValue } from "./ops/print.ts";
+import { fetchTargets } from "./feed_binding.ts";
+import { findModelFiles, isDirectory, loadModel } from "./model_dir.ts";
 import { readProgramFile } from "./program_file.ts";
 import { varKindOf } from "./var_info.ts";
 
@@ -24,18 +26,25 @@ const USAGE =
   `Rill runs Fluid-style concurrent programs (ProgramDesc protobufs).
 
 Usage:
-  deno run -A mod.ts <program.pb|program.txtpb> [flags]
-  deno run -A mod.ts dump <program.pb|program.txtpb> [--all-attrs]
+  deno run -A mod.ts <program.pb|program.txtpb|MODEL_DIR> [flags]
+  deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> [--all-attrs]
+
+A MODEL_DIR is a directory PaddlePaddle saved: __model__ or one *.pdmodel,
+and the parameters, one file per variable or combined (__params__,
+*.pdiparams).
 
 Flags:
   --workers N        threads for green threads, 1 to 256 (default: the
                      machine's cores; 1 keeps everything on the main thread)
   --device D         auto | webgpu | cpu (default auto)
   --seed N           seeds select's choices and random ops (default 1)
-  --feed name=f.npy  binds a block-0 variable to a .npy tensor (repeatable)
+  --feed name=f.npy  binds a block-0 variable to a .npy tensor; a variable a
+                     feed op writes is fed through that op (repeatable)
   --fetch name[=f.npy]
                      after the run, writes the variable to f.npy, or prints
-                     "name <value>" when no file is given (repeatable)
+                     "name <value>" when no file is given (repeatable;
+                     default: the variables the program's fetch ops read)
+  --params FILE      reads the parameters from this combined file
   --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
                      op_callstack, ..., stop_gradient, ...), hidden by default
   --help             shows this text
@@ -171,6 +180,7 @@ async function runCommand(
         seed: { type: "string" },
         feed: { type: "string", multiple: true },
         fetch: { type: "string", multiple: true },
+        params: { type: "string" },
         "all-attrs": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -187,10 +197,16 @@ async function runCommand(
   }
   if (positionals[0] === "dump") {
     if (positionals.length !== 2) {
-      throw new ProgramError("usage: dump <program.pb> [--all-attrs]");
+      throw new ProgramError(
+        "usage: dump <program.pb|MODEL_DIR> [--all-attrs]",
+      );
     }
-    const program = await readProgramFile(positionals[1]);
-    io.stdout(dumpProgram(program, { allAttrs: values["all-attrs"] }));
+    const path = positionals[1];
+    const program = await isDirectory(path)
+      ? (await findModelFiles(path)).program
+      : path;
+    const desc = await readProgramFile(program);
+    io.stdout(dumpProgram(desc, { allAttrs: values["all-attrs"] }));
     return { code: 0 };
   }
   if (values["all-attrs"]) {
@@ -228,9 +244,13 @@ async function runCommand(
   const feeds = Object.fromEntries(
     await Promise.all((values.feed ?? []).map(readFeed)),
   );
-  const fetches = (values.fetch ?? []).map((f) => splitPair("--fetch", f));
-  const file = positionals[0];
-  const program = await readProgramFile(file);
+  const model = await loadModel(positionals[0], { params: values.params });
+  const program = model.desc;
+  const fetches = values.fetch === undefined
+    ? fetchTargets(program).map((
+      name,
+    ): [string, undefined] => [name, undefined])
+    : values.fetch.map((f) => splitPair("--fetch", f));
   // A fetch into a file needs a tensor; say so before anything runs.
   const main = program.blocks[0];
   for (const [name, path] of fetches) {
@@ -251,8 +271,8 @@ async function runCommand(
     print: (l) => io.stdout(l + "\n"),
     workers,
   });
-  const { fetched } = await executor.run(program, {
-    file,
+  const { fetched } = await executor.run(model, {
+    file: model.file,
     feeds,
     fetch: fetches.map(([name]) => name),
   });
@@ -260,16 +280,16 @@ async function runCommand(
     const value = fetched[name];
     if (path === undefined) {
       io.stdout(`${name} ${formatValue(value)}\n`);
-    } else if (value instanceof Tensor) {
+    } else {
+      // The run checked the value was written, and a file fetch is of a
+      // tensor variable.
       try {
-        await Deno.writeFile(path, encodeNpy(value));
+        await Deno.writeFile(path, encodeNpy(value as Tensor));
       } catch (e) {
         throw new ProgramError(
           `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
         );
       }
-    } else {
-      throw new ProgramError(`--fetch ${name}: the variable was never written`);
     }
   }
   return { code: 0 };

@@ -26,12 +26,21 @@ import { SharedTensorArray } from "./pool/shared_tensor_array.ts";
 import { WorkerPool } from "./pool/worker_pool.ts";
 import { runBlock } from "./block_runner.ts";
 import { ProgramError } from "./errors.ts";
+import { bindRunInputs } from "./feed_binding.ts";
 import { PreparedProgram } from "./prepare.ts";
 import { Scope } from "./scope.ts";
 import { type RunServices, threadContext } from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
 import { TensorArray, type Value } from "./value.ts";
 import { varInfoOf } from "./var_info.ts";
+
+/** A program and the tensors of its persistable variables. */
+export interface ProgramWithParameters {
+  /** The program. */
+  readonly desc: ProgramDesc;
+  /** Tensors bound to variables before the run (a model's parameters). */
+  readonly parameters?: ReadonlyMap<string, Tensor>;
+}
 
 /** Options of `Executor.run`. */
 export interface RunOptions {
@@ -144,12 +153,21 @@ export class Executor {
    * for an invalid program (nothing runs), or with a `Panic` or `Deadlock`
    * raised while running.
    *
-   * @param program The program, or a builder `Program`.
+   * A program loaded from a model directory (`Program.load(dir)`) carries
+   * its parameters: they are bound to their variables before block 0 runs.
+   * A feed binds the variable it names; when a block-0 `feed` op writes
+   * that variable, the op binds it (Fluid's `feed_target_names`). Every
+   * feed must fit its variable's declaration (kind, dtype, rank, declared
+   * dims), and every block-0 `feed` op must have a feed, or nothing runs.
+   * A fetched variable that the run never wrote is a `Panic` at the end of
+   * the run.
+   *
+   * @param program The program, or a builder `Program` (with parameters).
    * @param options Feeds, fetches, scope.
    * @returns The fetched values and block 0's scope.
    */
   async run(
-    program: ProgramDesc | { readonly desc: ProgramDesc },
+    program: ProgramDesc | ProgramWithParameters,
     options: RunOptions = {},
   ): Promise<RunResult> {
     const desc = "desc" in program ? program.desc : program;
@@ -160,25 +178,23 @@ export class Executor {
     if (scope.layout.names.join("\0") !== main.layout.names.join("\0")) {
       throw new ProgramError("run: the scope was made for another program");
     }
-    for (const [name, value] of Object.entries(options.feeds ?? {})) {
-      if (main.layout.slotOf(name) === undefined) {
-        throw new ProgramError(
-          `feed: variable "${name}" is not declared in block 0`,
-        );
-      }
-      scope.set(name, value);
-    }
     for (const name of options.fetch ?? []) {
       if (main.layout.slotOf(name) === undefined) {
         throw new ProgramError(
           `fetch: variable "${name}" is not declared in block 0`,
+          { variable: name },
         );
       }
     }
+    bindRunInputs(desc, scope, {
+      parameters: "parameters" in program ? program.parameters : undefined,
+      feeds: options.feeds,
+      file: options.file,
+    });
     // No async context per green thread: every op names its thread from its
     // ThreadContext, and a million parked threads fit in 1 GiB.
     const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
-    if (this.#workers > 1 && wantsPool(desc)) {
+    if (this.#workers > 1 && wantsPool(desc, batchOf(options.feeds))) {
       await this.#runPooled(prepared, scheduler, scope, options.signal);
     } else {
       const services: RunServices = {
@@ -193,7 +209,12 @@ export class Executor {
       );
     }
     const fetched: Record<string, Value> = {};
-    for (const name of options.fetch ?? []) fetched[name] = scope.get(name);
+    for (const name of options.fetch ?? []) {
+      fetched[name] = scope.get(name);
+      if (fetched[name] === undefined) {
+        throw new Panic(`fetch: variable "${name}" was never written`);
+      }
+    }
     return { fetched, scope };
   }
 
@@ -236,7 +257,10 @@ export class Executor {
     // The run starts from the caller's scope, its tensor arrays moved into
     // shared memory, and leaves its values there.
     scope.values.forEach((v, i) => {
-      if (!(v instanceof TensorArray) || v instanceof SharedTensorArray) {
+      if (
+        !(v instanceof TensorArray) || v instanceof SharedTensorArray ||
+        !(root.values[i] instanceof TensorArray) // a feed or fetch list
+      ) {
         root.values[i] = v;
       } else if (v.length > 0) {
         const shared = root.values[i] as TensorArray;
@@ -282,14 +306,14 @@ function sortedDump(dump: string): string {
 // Whether a pool could help: some go or parallel_for block may move, or a
 // matrix product may be large enough to split (its declared shapes do not
 // rule that out).
-function wantsPool(desc: ProgramDesc): boolean {
+function wantsPool(desc: ProgramDesc, batch: number): boolean {
   for (const b of placeProgram(desc).blocks.values()) {
     if (b.movable) return true;
   }
   return desc.blocks.some((b) =>
     b.ops.some((op) =>
       (op.type === "matmul" || op.type === "mul") &&
-      !(estimatedWork(desc, b.idx, op) < SPLIT_WORK)
+      !(estimatedWork(desc, b.idx, op, batch) < SPLIT_WORK)
     )
   );
 }
@@ -297,9 +321,23 @@ function wantsPool(desc: ProgramDesc): boolean {
 /** The least work (multiply-adds) a split product may be worth. */
 const SPLIT_WORK = 2 ** 27;
 
+// The batch size a run's feeds fix: their largest leading dim; NaN without
+// feeds. In the programs Paddle saves, a -1 dim is the batch dim that the
+// feeds fix, so it stands in for -1 when estimating work. A wrong guess
+// costs only speed: placement never changes what a program computes.
+function batchOf(feeds: Readonly<Record<string, Tensor>> | undefined): number {
+  const leading = Object.values(feeds ?? {}).map((t) => t.shape[0] ?? 1);
+  return leading.length === 0 ? NaN : Math.max(...leading);
+}
+
 // size(X) times Y's last dim, from the declarations: m·k·n for a plain
-// product; NaN when a shape is not declared in full.
-function estimatedWork(desc: ProgramDesc, block: number, op: OpDesc): number {
+// product, a -1 dim taken as `batch`; NaN when a shape is not known.
+function estimatedWork(
+  desc: ProgramDesc,
+  block: number,
+  op: OpDesc,
+  batch: number,
+): number {
   const dims = (slot: string) => {
     const name = op.inputs.find((v) => v.parameter === slot)?.arguments[0];
     for (let b = block; b >= 0; b = desc.blocks[b].parentIdx) {
@@ -307,9 +345,7 @@ function estimatedWork(desc: ProgramDesc, block: number, op: OpDesc): number {
       if (v !== undefined) {
         const info = varInfoOf(v);
         const shape = info.shape;
-        return shape === undefined || shape.some((d) => d < 0)
-          ? undefined
-          : shape;
+        return shape?.map((d) => d < 0 ? batch : d);
       }
       if (b === 0) break;
     }

@@ -23,13 +23,15 @@ import {
   type VarTypeSchema,
 } from "../gen/rill/v1/framework_pb.ts";
 import type { DType } from "../kernels/dtype.ts";
+import type { Tensor } from "../kernels/tensor.ts";
 import { ATTR_TYPE_OF_KIND } from "./attr_read.ts";
 import { compactFromBinary } from "./compact_from_binary.ts";
 import { codeOfDType } from "./dtype_codes.ts";
 import { dumpProgram } from "./dump.ts";
 import type { AttrKind, OpDef, VarInfo, VarKind } from "./op_def.ts";
 import { OPS } from "./ops/mod.ts";
-import { readProgramFile, writeProgramFile } from "./program_file.ts";
+import { loadModel, type LoadModelOptions } from "./model_dir.ts";
+import { writeProgramFile } from "./program_file.ts";
 import { varInfoOf } from "./var_info.ts";
 
 /** How to declare a variable. */
@@ -400,6 +402,8 @@ function encodeValue(
 export class Program {
   /** The program's message. */
   readonly desc: ProgramDesc;
+  /** Tensors for persistable variables, bound before each run. */
+  readonly parameters: ReadonlyMap<string, Tensor>;
   readonly #stack: Block[] = [];
   readonly #blocks: Block[] = [];
   #names = new Map<string, number>();
@@ -408,8 +412,13 @@ export class Program {
    * Makes an empty program (one block), or wraps an existing message.
    *
    * @param desc A program message to build on.
+   * @param parameters Tensors for its persistable variables.
    */
-  constructor(desc?: ProgramDesc) {
+  constructor(
+    desc?: ProgramDesc,
+    parameters: ReadonlyMap<string, Tensor> = new Map(),
+  ) {
+    this.parameters = parameters;
     this.desc = desc ??
       create(ProgramDescSchema, { blocks: [{ idx: 0, parentIdx: -1 }] });
     this.#blocks = this.desc.blocks.map((b) => new Block(this, b));
@@ -529,13 +538,22 @@ export class Program {
   }
 
   /**
-   * Reads a program file (`.pb` or `.txtpb`).
+   * Reads a program file (`.pb` or `.txtpb`), or a model directory saved by
+   * PaddlePaddle (`__model__` or one `*.pdmodel`) with its parameters, which
+   * `Executor.run` binds before block 0 runs (see `runtime/model_dir.ts`).
    *
-   * @param path The file.
+   * @param path The file or directory.
+   * @param options A combined parameter file (`params`).
    * @returns The program.
+   * @throws {ProgramError} If the program or a parameter cannot be read or
+   * a parameter does not fit its declaration.
    */
-  static async load(path: string): Promise<Program> {
-    return new Program(await readProgramFile(path));
+  static async load(
+    path: string,
+    options: LoadModelOptions = {},
+  ): Promise<Program> {
+    const model = await loadModel(path, options);
+    return new Program(model.desc, model.parameters);
   }
 
   /**

@@ -11,6 +11,7 @@ import { CHANNEL_OPS } from "./channel.ts";
 import { CONTROL_FLOW_OPS } from "./control_flow.ts";
 import { DATA_OPS } from "./data.ts";
 import { ELEMENTWISE_OPS } from "./elementwise.ts";
+import { FEED_FETCH_OPS } from "./feed_fetch.ts";
 import { GO_OPS } from "./go.ts";
 import { PRINT_OPS } from "./print.ts";
 import { REDUCE_OPS } from "./reduce.ts";
@@ -71,4 +72,5 @@ export const OPS: ReadonlyMap<string, OpDef> = makeRegistry([
   ...SELECT_OPS,
   ...TIMER_OPS,
   ...DATA_OPS,
+  ...FEED_FETCH_OPS,
 ]);

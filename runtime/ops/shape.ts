@@ -121,7 +121,9 @@ const gather = defineOp({
   summary: "Out = X's entries at Index along axis",
   inputs: { X: slot.tensor(), Index: slot.tensor() },
   outputs: { Out: slot.tensor() },
-  attrs: { axis: attr.int(0) },
+  // Paddle saves `overwrite` (how its gradient treats repeated indices):
+  // accepted, and without effect on the forward pass.
+  attrs: { axis: attr.int(0), overwrite: attr.bool(true) },
   infer: ({ inputs }) => ({ Out: { dtype: inputs("X")[0]?.dtype } }),
   prepare(ctx) {
     const x = ctx.input("X");

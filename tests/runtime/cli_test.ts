@@ -455,7 +455,7 @@ Deno.test("runCli() rejects bad flags and usage with exit 1 and one error line",
           join(dir, "none.npy")
         }": no such file\n`,
       ],
-      [["dump"], "error: usage: dump <program.pb> [--all-attrs]\n"],
+      [["dump"], "error: usage: dump <program.pb|MODEL_DIR> [--all-attrs]\n"],
       [
         [pb, "--fetch", "nope"],
         'error: fetch: variable "nope" is not declared in block 0\n',

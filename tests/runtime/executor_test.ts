@@ -96,14 +96,21 @@ Deno.test("Executor.run() runs the same program many times alike", async () => {
   }
 });
 
-Deno.test("Executor.run() returns undefined for a fetched variable never written", async () => {
-  const { fetched } = await new Executor().run(
-    buildProgram(() => {
-      defaultProgram().globalBlock.createVar({ name: "never" });
-    })[0],
-    { fetch: ["never"] },
+Deno.test("Executor.run() panics at the end of the run on a fetched variable never written", async () => {
+  const lines: string[] = [];
+  const e = await assertRejects(
+    () =>
+      new Executor({ print: (l) => lines.push(l) }).run(
+        buildProgram(() => {
+          defaultProgram().globalBlock.createVar({ name: "never" });
+          print(fillConstant({ shape: [1], value: 1 }));
+        })[0],
+        { fetch: ["never"] },
+      ),
+    Panic,
   );
-  assertEquals(fetched, { never: undefined });
+  assertEquals(e.message, 'fetch: variable "never" was never written');
+  assertEquals(lines, ["1"]);
 });
 
 Deno.test("Executor.run() rejects a feed of an undeclared variable", async () => {

@@ -6,6 +6,7 @@ import { CHANNEL_OPS } from "../../../runtime/ops/channel.ts";
 import { CONTROL_FLOW_OPS } from "../../../runtime/ops/control_flow.ts";
 import { DATA_OPS } from "../../../runtime/ops/data.ts";
 import { ELEMENTWISE_OPS } from "../../../runtime/ops/elementwise.ts";
+import { FEED_FETCH_OPS } from "../../../runtime/ops/feed_fetch.ts";
 import { GO_OPS } from "../../../runtime/ops/go.ts";
 import { makeRegistry, OPS } from "../../../runtime/ops/mod.ts";
 import { PRINT_OPS } from "../../../runtime/ops/print.ts";
@@ -30,6 +31,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   SELECT_OPS,
   TIMER_OPS,
   DATA_OPS,
+  FEED_FETCH_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
