@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { isFieldSet } from "@bufbuild/protobuf";
 import type {
   BlockDesc,
   OpDesc,
@@ -24,7 +25,12 @@ import type {
   VarDesc,
   VarDesc_Attr,
 } from "../gen/rill/v1/framework_pb.ts";
-import { AttrType, Scalar_Type } from "../gen/rill/v1/framework_pb.ts";
+import {
+  AttrType,
+  Scalar_Type,
+  VarType_ChannelDescSchema,
+  VarType_Type,
+} from "../gen/rill/v1/framework_pb.ts";
 import { formatFloat } from "../kernels/tensor_format.ts";
 import { PADDLE_BOOKKEEPING_ATTRS } from "./attr_read.ts";
 import { typeName } from "./dtype_codes.ts";
@@ -231,6 +237,7 @@ function dumpVar(v: VarDesc, showAll: boolean): string {
   const declared = v.type?.lodTensor?.tensor ?? v.type?.selectedRows;
   if (info.dtype !== undefined) parts.push(info.dtype);
   else if (declared !== undefined) parts.push(typeName(declared.dataType));
+  else if (info.kind === "channel") parts.push(untypedChannelElement(v));
   if (info.shape !== undefined) parts.push(`[${info.shape.join(", ")}]`);
   if (v.type?.channel !== undefined) {
     parts.push(`capacity ${v.type.channel.capacity}`);
@@ -246,6 +253,17 @@ function dumpVar(v: VarDesc, showAll: boolean): string {
     }
   }
   return parts.join(" ");
+}
+
+// A channel whose declaration names no element type Rill has: `any` for
+// a channel of any tensor, else the type's name (BF16).
+function untypedChannelElement(v: VarDesc): string {
+  const c = v.type?.channel;
+  const code = c !== undefined &&
+      isFieldSet(c, VarType_ChannelDescSchema.field.dataType)
+    ? c.dataType
+    : VarType_Type.LOD_TENSOR;
+  return code === VarType_Type.LOD_TENSOR ? "any" : typeName(code);
 }
 
 function varAttr(a: VarDesc_Attr): string {

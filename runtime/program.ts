@@ -286,9 +286,15 @@ function varTypeOf(
         ? { type: VarType_Type.LOD_TENSOR }
         : { type: VarType_Type.LOD_TENSOR, lodTensor: { tensor } };
     case "channel":
+      // Without a dtype a channel carries any tensor (design.md §2).
       return {
         type: VarType_Type.CHANNEL,
-        channel: { dataType, capacity: BigInt(options.capacity ?? 0) },
+        channel: {
+          dataType: options.dtype === undefined
+            ? VarType_Type.LOD_TENSOR
+            : dataType,
+          capacity: BigInt(options.capacity ?? 0),
+        },
       };
     case "array":
       return { type: VarType_Type.LOD_TENSOR_ARRAY, tensorArray: { tensor } };

@@ -6,6 +6,11 @@
  * slot takes, every attribute of the right type, every sub-block a child of
  * the op's block, and every shape mismatch that is known statically.
  *
+ * Ops are checked in the order they run, each sub-block at the op that runs
+ * it, and an op's shape rule sees its inputs as the ops before it made them:
+ * a variable's declared dims (-1 where unknown) stand only until an op
+ * writes it.
+ *
  * @module
  */
 import type {
@@ -210,6 +215,24 @@ function checkDeclaredShape(
   }
 }
 
+/**
+ * Throws when a channel variable is declared to carry one element type and
+ * the op makes a channel of another. A declaration of any tensor, or a
+ * channel of any tensor, matches anything.
+ */
+function checkDeclaredElementType(
+  slot: string,
+  declared: VarInfo,
+  made: VarInfo["dtype"],
+): void {
+  if (declared.dtype === undefined || made === undefined) return;
+  if (declared.dtype !== made) {
+    throw new TypeError(
+      `output "${slot}": variable "${declared.name}" is declared a channel of ${declared.dtype} but the op makes a channel of ${made}`,
+    );
+  }
+}
+
 function isKnownShape(shape: readonly number[]): boolean {
   for (const d of shape) if (d < 0) return false;
   return true;
@@ -241,23 +264,70 @@ function argumentsOf(
 }
 
 /**
- * A variable's declaration, its kind, and its info once an op's rules ask
- * for it, alone in a list: what `inputs(slot)` returns for a slot naming
+ * A variable's declaration, its kind, and the static type ops see when they
+ * read it, alone in a list: what `inputs(slot)` returns for a slot naming
  * one variable.
+ *
+ * Before any op writes the variable that type is its declaration. After a
+ * write it is what the writer's shape rule made, so a variable declared
+ * `[-1]` that an op fills with a `[2, 3]` tensor reads as `[2, 3]`: declared
+ * dims are what the program knew when it was built (Fluid's compile-time
+ * shapes), and the runtime accepts any shape there. The declaration fills
+ * in the dims the writer left unknown, and a writer that knows nothing
+ * leaves the declaration.
  */
 class Declared {
   readonly desc: VarDesc;
   readonly kind: VarInfo["kind"];
-  #infos: readonly [VarInfo] | undefined;
+  #declared: readonly [VarInfo] | undefined;
+  #written: readonly [VarInfo] | undefined;
 
   constructor(desc: VarDesc) {
     this.desc = desc;
     this.kind = varKindOf(desc);
   }
 
-  get infos(): readonly [VarInfo] {
-    return this.#infos ??= [varInfoOf(this.desc)];
+  /** The declaration's type. */
+  get declared(): VarInfo {
+    return (this.#declared ??= [varInfoOf(this.desc)])[0];
   }
+
+  /** The type a read sees now. */
+  get infos(): readonly [VarInfo] {
+    return this.#written ?? (this.#declared ??= [varInfoOf(this.desc)]);
+  }
+
+  /**
+   * An op bound the variable to a new value of type `made` (`undefined`:
+   * the op's rule says nothing of it).
+   */
+  wrote(made: InferredType | undefined): void {
+    if (this.kind !== "tensor") return;
+    if (made?.shape === undefined && made?.dtype === undefined) {
+      this.#written = undefined;
+      return;
+    }
+    const declared = this.declared;
+    this.#written = [{
+      name: declared.name,
+      kind: "tensor",
+      dtype: made.dtype ?? declared.dtype,
+      shape: made.shape === undefined
+        ? declared.shape
+        : refinedShape(made.shape, declared.shape),
+    }];
+  }
+}
+
+// The writer's shape, with the dims it left unknown taken from a
+// declaration of the same rank.
+function refinedShape(
+  made: readonly number[],
+  declared: readonly number[] | undefined,
+): readonly number[] {
+  if (declared === undefined || declared.length !== made.length) return made;
+  if (isKnownShape(made)) return made;
+  return made.map((d, i) => (d < 0 ? declared[i] : d));
 }
 
 // Validation allocates little on purpose: a decoded program is young
@@ -286,7 +356,7 @@ class Validator {
     this.#registry = options.registry ?? OPS;
     this.#context = {
       lookup: (name) => this.#lookup(this.#block, name),
-      declaredIn: (block, name) => this.#declared[block]?.get(name)?.infos[0],
+      declaredIn: (block, name) => this.#declared[block]?.get(name)?.declared,
       blockCount: program.blocks.length,
       hasInput: (slot) =>
         (argumentsOf(this.#op!.inputs, slot)?.length ?? 0) > 0,
@@ -300,8 +370,23 @@ class Validator {
     if (blocks.length === 0) this.#fail("the program has no blocks", {});
     blocks.forEach((b, i) => this.#checkBlock(b, i));
     this.#checkOpsKnown();
-    for (const block of blocks) {
-      for (let i = 0; i < block.ops.length; i++) this.#checkOp(block, i);
+    // In the order the ops run, each sub-block at its op, so that an op sees
+    // the shapes the ops before it made; blocks no op runs come last.
+    const visited = new Array<boolean>(blocks.length).fill(false);
+    for (let b = 0; b < blocks.length; b++) {
+      if (!visited[b]) this.#checkOps(b, visited);
+    }
+  }
+
+  #checkOps(b: number, visited: boolean[]): void {
+    visited[b] = true;
+    const block = this.#program.blocks[b];
+    for (let i = 0; i < block.ops.length; i++) {
+      const subBlocks = this.#checkOp(block, i);
+      if (subBlocks === undefined) continue;
+      for (const sub of subBlocks) {
+        if (!visited[sub]) this.#checkOps(sub, visited);
+      }
     }
   }
 
@@ -399,7 +484,8 @@ class Validator {
     return this.#lookupDeclared(this.#block, name)!.infos;
   }
 
-  #checkOp(block: BlockDesc, i: number): void {
+  // Checks one op and records what it writes; returns its sub-blocks.
+  #checkOp(block: BlockDesc, i: number): readonly number[] | undefined {
     const op = block.ops[i];
     this.#block = block.idx;
     this.#opIndex = i;
@@ -417,36 +503,51 @@ class Validator {
       if (e instanceof AttrError) this.#failOp(e.message, { attr: e.attr });
       throw e;
     }
-    this.#checkBlockAttrs(block, tables.blockAttrs, attrs);
+    const subBlocks = this.#checkBlockAttrs(block, tables.blockAttrs, attrs);
     this.#context.attrs = attrs as InferContext["attrs"];
     try {
       def.check?.(attrs as never, this.#context);
-      if (def.infer !== undefined) this.#checkInferred(op, def);
+      this.#checkWrites(op, def, def.infer?.(this.#context));
     } catch (e) {
       if (e instanceof ProgramError) throw e;
       if (e instanceof AttrError) this.#failOp(e.message, { attr: e.attr });
       this.#failOp((e as Error).message);
     }
+    const named = def.namedVariables?.(attrs as never).writes ?? [];
+    for (const name of named) {
+      this.#lookupDeclared(block.idx, name)?.wrote(undefined);
+    }
+    return subBlocks;
   }
 
-  // Runs the op's shape rule on its inputs' declared types; the rule throws
-  // on a mismatch it can see, and its outputs must fit their declarations.
-  #checkInferred(op: OpDesc, def: OpDef): void {
-    const inferred = def.infer!(this.#context);
-    for (const slot in inferred) {
+  // The op's shape rule ran on the types its inputs have now and threw on
+  // any mismatch it could see; each output must fit its declaration, and
+  // reads after the op see what the rule made.
+  #checkWrites(
+    op: OpDesc,
+    def: OpDef,
+    inferred: Readonly<Record<string, InferredType | readonly InferredType[]>> =
+      {},
+  ): void {
+    const outputs = op.outputs;
+    for (let k = 0; k < outputs.length; k++) {
+      const slot = outputs[k].parameter;
+      // An in-place output stores into the object the variable holds.
+      if (def.outputs[slot].inPlace) continue;
       const types = inferred[slot];
-      const declared = this.#slotInfos(op.outputs, slot);
-      for (let i = 0; i < declared.length; i++) {
+      const names = outputs[k].arguments;
+      for (let i = 0; i < names.length; i++) {
         const made = Array.isArray(types)
-          ? types[i]
+          ? types[i] as InferredType | undefined
           : i === 0
-          ? types
+          ? types as InferredType | undefined
           : undefined;
-        checkDeclaredShape(
-          slot,
-          declared[i],
-          (made as InferredType | undefined)?.shape,
-        );
+        const declared = this.#lookupDeclared(this.#block, names[i])!;
+        checkDeclaredShape(slot, declared.declared, made?.shape);
+        if (declared.kind === "channel") {
+          checkDeclaredElementType(slot, declared.declared, made?.dtype);
+        }
+        declared.wrote(made);
       }
     }
   }
@@ -512,7 +613,8 @@ class Validator {
     block: BlockDesc,
     blockAttrs: readonly string[],
     attrs: Record<string, unknown>,
-  ): void {
+  ): number[] | undefined {
+    let subBlocks: number[] | undefined;
     for (const name of blockAttrs) {
       const value = attrs[name];
       const indices = typeof value === "number" ? [value] : (value as number[]);
@@ -542,7 +644,9 @@ class Validator {
           idx,
           `block ${block.idx} op ${this.#opIndex} (${this.#opType})`,
         );
+        (subBlocks ??= []).push(idx);
       }
     }
+    return subBlocks;
   }
 }

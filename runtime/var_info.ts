@@ -3,7 +3,13 @@
  *
  * @module
  */
-import { type VarDesc, VarType_Type } from "../gen/rill/v1/framework_pb.ts";
+import { isFieldSet } from "@bufbuild/protobuf";
+import {
+  type VarDesc,
+  VarType_ChannelDescSchema,
+  VarType_Type,
+} from "../gen/rill/v1/framework_pb.ts";
+import type { DType } from "../kernels/dtype.ts";
 import { dtypeOfCode } from "./dtype_codes.ts";
 import type { VarInfo } from "./op_def.ts";
 
@@ -32,8 +38,7 @@ export function varInfoOf(desc: VarDesc): VarInfo {
   const name = desc.name;
   const kind = varKindOf(desc);
   if (kind === "channel") {
-    const c = desc.type?.channel;
-    const dtype = c === undefined ? undefined : dtypeOfCode(c.dataType);
+    const dtype = channelElementType(desc);
     return dtype === undefined ? { name, kind } : { name, kind, dtype };
   }
   if (kind !== "tensor") return { name, kind };
@@ -85,4 +90,39 @@ export function varKindOf(desc: VarDesc): VarInfo["kind"] {
       return "step_scopes";
   }
   return dtypeOfCode(code) === undefined ? "other" : "tensor";
+}
+
+/**
+ * The element type a channel variable's declaration names, or `undefined`
+ * for a channel of any tensor: `data_type` LOD_TENSOR (7, as
+ * `channel_create` spells "any" in design.md §3), a `data_type` left unset,
+ * or no `ChannelDesc` at all.
+ *
+ * @param desc A channel variable's declaration.
+ * @returns Its element type, or `undefined` for any tensor.
+ *
+ * @example Usage
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { VarDescSchema } from "../gen/rill/v1/framework_pb.ts";
+ * import { channelElementType } from "./var_info.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const typed = create(VarDescSchema, { name: "c", type: { type: 16, channel: { dataType: 3 } } });
+ * const any = create(VarDescSchema, { name: "c", type: { type: 16, channel: { dataType: 7 } } });
+ * const unset = create(VarDescSchema, { name: "c", type: { type: 16, channel: { capacity: 2n } } });
+ * assertEquals(channelElementType(typed), "int64");
+ * assertEquals(channelElementType(any), undefined);
+ * assertEquals(channelElementType(unset), undefined);
+ * ```
+ */
+export function channelElementType(desc: VarDesc): DType | undefined {
+  const c = desc.type?.channel;
+  // proto2: an unset data_type reads as 0 (BOOL), which it does not mean.
+  if (
+    c === undefined || !isFieldSet(c, VarType_ChannelDescSchema.field.dataType)
+  ) {
+    return undefined;
+  }
+  return dtypeOfCode(c.dataType);
 }

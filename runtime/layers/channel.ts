@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { VarType_Type } from "../../gen/rill/v1/framework_pb.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { codeOfDType } from "../dtype_codes.ts";
 import { defaultProgram, type Variable } from "../program.ts";
@@ -21,7 +22,9 @@ export interface MakeChannelOptions {
 }
 
 /**
- * `channel_create`: a new channel.
+ * `channel_create`: a new channel. Without a `dtype` the channel carries any
+ * tensor, and both its declaration and the op say so: element type
+ * LOD_TENSOR (7), design.md's "any tensor".
  *
  * @param options Capacity, element type, name.
  * @returns The channel variable.
@@ -34,6 +37,17 @@ export interface MakeChannelOptions {
  * const p = new Program();
  * assertEquals(p.guard(() => makeChannel({ capacity: 10, dtype: "int64" })).kind, "channel");
  * ```
+ *
+ * @example A channel of any tensor is declared so
+ * ```ts
+ * import { makeChannel, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const ch = p.guard(() => makeChannel());
+ * assertEquals(ch.dtype, undefined);
+ * assertEquals(p.desc.blocks[0].vars[0].type?.channel?.dataType, 7);
+ * ```
  */
 export function makeChannel(options: MakeChannelOptions = {}): Variable {
   const block = defaultProgram().currentBlock;
@@ -43,9 +57,12 @@ export function makeChannel(options: MakeChannelOptions = {}): Variable {
     dtype: options.dtype,
     capacity: options.capacity,
   });
+  const dataType = options.dtype === undefined
+    ? VarType_Type.LOD_TENSOR
+    : codeOfDType(options.dtype);
   appendLayer("channel_create", {}, {
     capacity: options.capacity,
-    data_type: options.dtype && codeOfDType(options.dtype),
+    data_type: dataType,
   }, { Out: ch });
   return ch;
 }

@@ -10,24 +10,38 @@ import type { UnaryBuilder } from "./elementwise.ts";
 
 /** Options of the `reduce_*` builders. */
 export interface ReduceOptions extends OutOptions {
-  /** The dims to reduce; empty: all. @default {[]} */
+  /**
+   * The dims to reduce, negative ones counted from the end; absent or
+   * empty: every dim, as `fluid.layers.reduce_sum(x)` does.
+   * @default {undefined}
+   */
   dim?: readonly number[];
   /** Keep reduced dims as size 1. @default {false} */
   keepDim?: boolean;
+  /**
+   * Reduce every dim whatever `dim` says; `false` with no `dim` reduces
+   * dim 0, the op's own default.
+   * @default {true when no dim is given, else false}
+   */
+  reduceAll?: boolean;
 }
 
 /** A builder of a `reduce_*` op. */
 export type ReduceBuilder = (x: Variable, options?: ReduceOptions) => Variable;
 
+// The op's defaults (dim [0], reduce_all false) differ from the builder's
+// (every dim when no dim is given, as Fluid's layers do), so the builder
+// writes all three attributes, as Fluid's layers do: the program says what
+// it means whoever reads it.
 function reduceBuilder(type: string): ReduceBuilder {
-  return (x, options = {}) =>
-    out1(type, { X: x }, {
-      dim: options.dim,
-      keep_dim: options.keepDim,
-      reduce_all: options.dim === undefined || options.dim.length === 0
-        ? true
-        : undefined,
+  return (x, options = {}) => {
+    const dim = options.dim ?? [];
+    return out1(type, { X: x }, {
+      dim: dim.length === 0 ? [0] : dim,
+      keep_dim: options.keepDim ?? false,
+      reduce_all: options.reduceAll ?? dim.length === 0,
     }, options);
+  };
 }
 
 /**
@@ -46,7 +60,8 @@ function reduceBuilder(type: string): ReduceBuilder {
 export const mean: UnaryBuilder = unaryBuilder("mean");
 
 /**
- * `reduce_sum`: Out = the sum of x over `dim` (every dim when none given).
+ * `reduce_sum`: Out = the sum of x over `dim` (every dim when none given, or with
+ * `reduceAll`).
  *
  * @example Usage
  * ```ts
@@ -57,11 +72,24 @@ export const mean: UnaryBuilder = unaryBuilder("mean");
  * const y = p.guard(() => reduceSum(fillConstant({ shape: [2, 3] }), { dim: [1] }));
  * assertEquals(y.shape, [2]);
  * ```
+ *
+ * @example Every dim, said in the program
+ * ```ts
+ * import { reduceSum, fillConstant, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * const y = p.guard(() => reduceSum(fillConstant({ shape: [2, 3] })));
+ * assertEquals(y.shape, [1]);
+ * const attrs = p.desc.blocks[0].ops.at(-1)!.attrs.map((a) => a.name);
+ * assertEquals(attrs, ["dim", "keep_dim", "reduce_all"]);
+ * ```
  */
 export const reduceSum: ReduceBuilder = reduceBuilder("reduce_sum");
 
 /**
- * `reduce_mean`: Out = the mean of x over `dim` (every dim when none given).
+ * `reduce_mean`: Out = the mean of x over `dim` (every dim when none given, or with
+ * `reduceAll`).
  *
  * @example Usage
  * ```ts
@@ -76,7 +104,8 @@ export const reduceSum: ReduceBuilder = reduceBuilder("reduce_sum");
 export const reduceMean: ReduceBuilder = reduceBuilder("reduce_mean");
 
 /**
- * `reduce_max`: Out = the max of x over `dim` (every dim when none given).
+ * `reduce_max`: Out = the max of x over `dim` (every dim when none given, or with
+ * `reduceAll`).
  *
  * @example Usage
  * ```ts
@@ -91,7 +120,8 @@ export const reduceMean: ReduceBuilder = reduceBuilder("reduce_mean");
 export const reduceMax: ReduceBuilder = reduceBuilder("reduce_max");
 
 /**
- * `reduce_min`: Out = the min of x over `dim` (every dim when none given).
+ * `reduce_min`: Out = the min of x over `dim` (every dim when none given, or with
+ * `reduceAll`).
  *
  * @example Usage
  * ```ts
@@ -106,7 +136,8 @@ export const reduceMax: ReduceBuilder = reduceBuilder("reduce_max");
 export const reduceMin: ReduceBuilder = reduceBuilder("reduce_min");
 
 /**
- * `reduce_prod`: Out = the product of x over `dim` (every dim when none given).
+ * `reduce_prod`: Out = the product of x over `dim` (every dim when none given, or with
+ * `reduceAll`).
  *
  * @example Usage
  * ```ts

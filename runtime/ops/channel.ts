@@ -6,6 +6,11 @@
  * yields a zero tensor of the element type (float32 for an untyped
  * channel), shape [1], with Status false.
  *
+ * Statically, a channel's type is its element type or none (any tensor):
+ * `channel_create` makes the type its `data_type` names, which the Out
+ * variable's declaration must not contradict, and `channel_recv`'s Out has
+ * the element type the channel's declaration names.
+ *
  * @module
  */
 import type { DType } from "../../kernels/dtype.ts";
@@ -142,6 +147,11 @@ const channelCreate = defineOp({
   check(a) {
     if (a.data_type !== ANY_TENSOR) checkDTypeAttr("data_type", a.data_type);
   },
+  infer: ({ attrs }) => ({
+    Out: attrs.data_type === ANY_TENSOR
+      ? {}
+      : { dtype: dtypeAttr(attrs.data_type) },
+  }),
   prepare(ctx) {
     const { capacity, data_type } = ctx.attrs;
     const dtype = data_type === ANY_TENSOR ? undefined : dtypeAttr(data_type);
@@ -177,7 +187,10 @@ const channelRecv = defineOp({
   inputs: { Channel: slot.channel() },
   outputs: { Out: slot.tensor(), Status: slot.tensor({ optional: true }) },
   attrs: {},
-  infer: () => ({ Status: { dtype: "bool", shape: [1] } }),
+  infer: ({ inputs }) => ({
+    Out: { dtype: inputs("Channel")[0]?.dtype },
+    Status: { dtype: "bool", shape: [1] },
+  }),
   prepare(ctx) {
     const ch = ctx.input("Channel");
     const out = ctx.output("Out");

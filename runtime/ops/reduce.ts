@@ -15,6 +15,12 @@ import {
 import { binaryKernelOp, unaryKernelOp } from "./kernel_op.ts";
 import { sameAs } from "./shape_rules.ts";
 
+/**
+ * The type of a `reduce_*` result, by the rules of Fluid's `ReduceOp`:
+ * `reduce_all` (or an empty `dim`, as Paddle 2.x reads it) reduces every
+ * dim; negative dims count from the end; without `keep_dim` the reduced dims
+ * go, and nothing left is `[1]`.
+ */
 function reducedShape(
   x: InferredType,
   dims: readonly number[],
@@ -39,12 +45,14 @@ function reducedShape(
   return { dtype: x.dtype, shape: shape.length === 0 ? [1] : shape };
 }
 
+// Fluid's ReduceOpMaker: dim {0}, keep_dim false, reduce_all false. A
+// program that leaves `dim` out reduces dim 0, as it does under Paddle.
 function reduction(kind: ReduceKind): OpDef {
   return unaryKernelOp({
     type: `reduce_${kind}`,
-    summary: `Out = the ${kind} of X over dim`,
+    summary: `Out = the ${kind} of X over dim (default [0]), or of all of X`,
     attrs: {
-      dim: attr.ints([]),
+      dim: attr.ints([0]),
       keep_dim: attr.bool(false),
       reduce_all: attr.bool(false),
     },

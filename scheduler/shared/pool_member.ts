@@ -21,11 +21,7 @@
 //   `#remote` and `#local` are empty whenever the lock is free.
 
 import type { RunState, SharedActivity } from "../_run_state.ts";
-import {
-  type GreenThread,
-  type Parked,
-  type WaitReason,
-} from "../green_thread.ts";
+import type { GreenThread, Parked, WaitReason } from "../green_thread.ts";
 import type { Scheduler } from "../scheduler.ts";
 import { Global, type SharedHeap } from "./heap.ts";
 import { WakeRing } from "./wake_ring.ts";

@@ -4,6 +4,7 @@ import {
   AttrType,
   ProgramDescSchema,
   Scalar_Type,
+  VarType_Type,
 } from "../../gen/rill/v1/framework_pb.ts";
 import {
   appendLayer,
@@ -373,4 +374,32 @@ Deno.test("dumpProgram() shows Paddle 2.x's attribute types", () => {
       'vs=[var(a), var("b c")], sb=true, sl=-9223372036854775808, sf=0.1, ' +
       "none=?(SCALAR), ss=[1-2i, 0.5+0i, 0+0i]}",
   );
+});
+
+Deno.test("dumpProgram() names a channel's element type, any for a channel of any tensor", () => {
+  const channel = (name: string, dataType?: number) => ({
+    name,
+    type: {
+      type: VarType_Type.CHANNEL,
+      channel: dataType === undefined ? { capacity: 2n } : { dataType },
+    },
+  });
+  const program = create(ProgramDescSchema, {
+    blocks: [{
+      idx: 0,
+      parentIdx: -1,
+      vars: [
+        channel("typed", VarType_Type.INT64),
+        channel("any", VarType_Type.LOD_TENSOR),
+        channel("unset"),
+        { name: "bare", type: { type: VarType_Type.CHANNEL } },
+      ],
+    }],
+  });
+  assertEquals(dumpProgram(program).split("\n").slice(1, 5), [
+    "  var typed CHANNEL int64 capacity 0",
+    "  var any CHANNEL any capacity 0",
+    "  var unset CHANNEL any capacity 2",
+    "  var bare CHANNEL any",
+  ]);
 });

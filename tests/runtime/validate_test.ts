@@ -757,3 +757,81 @@ Deno.test("validateProgram() answers damaged programs with one-line ProgramError
   }
   assert(outcomes.valid > 0 && outcomes.invalid > 0, JSON.stringify(outcomes));
 });
+
+/** `fill_constant` of `shape` into `out`. */
+function fillShaped(out: string, shape: number[]): OpInit {
+  return op("fill_constant", {}, { Out: [out] }, [
+    { name: "shape", type: AttrType.LONGS, longs: shape.map(BigInt) },
+  ]);
+}
+
+/** `reduce_sum` of `x` over `dim` into `out`. */
+function reduceSumOver(x: string, dim: number[], out: string): OpInit {
+  return op("reduce_sum", { X: [x] }, { Out: [out] }, [
+    { name: "dim", type: AttrType.INTS, ints: dim },
+  ]);
+}
+
+Deno.test("validateProgram() reads a [-1] variable with the shape its producer made", async () => {
+  // A rank-2 result written into a variable declared [-1] is rank 2 to the
+  // ops that read it afterwards, not rank 1; the run agrees.
+  const p = program(main(
+    [tensor("a", [2, 3]), tensor("y", [-1]), tensor("s")],
+    [
+      fillShaped("a", [2, 3]),
+      op("assign", { X: ["a"] }, { Out: ["y"] }),
+      reduceSumOver("y", [1], "s"),
+      op("print", { In: ["s"] }),
+    ],
+  ));
+  validateProgram(p);
+  const lines: string[] = [];
+  await new Executor({ print: (l) => lines.push(l) }).run(p);
+  assertEquals(lines, ["[0, 0]"]);
+});
+
+Deno.test("validateProgram() still finds a mismatch in the producer's shape of a [-1] variable", () => {
+  assertInvalid(
+    program(main(
+      [tensor("a", [2, 3]), tensor("y", [-1]), tensor("b", [4]), tensor("c")],
+      [
+        fillShaped("a", [2, 3]),
+        op("assign", { X: ["a"] }, { Out: ["y"] }),
+        fillShaped("b", [4]),
+        op("elementwise_add", { X: ["y"], Y: ["b"] }, { Out: ["c"] }),
+      ],
+    )),
+    { block: 0, op: 3, opType: "elementwise_add" },
+    "p.pb: block 0 op 3 (elementwise_add): broadcast: shapes [2, 3] and [4] do not match",
+  );
+});
+
+Deno.test("validateProgram() reads a variable written in a loop's body with the body's shape after the loop", () => {
+  validateProgram(program(
+    main([cond, tensor("y", [-1]), tensor("s")], [
+      fillCond,
+      op("while", { Condition: ["cond"] }, {}, [
+        { name: "sub_block", type: AttrType.BLOCK, blockIdx: 1 },
+      ]),
+      reduceSumOver("y", [2], "s"),
+    ]),
+    block(1, 0, [], [
+      fillShaped("y", [2, 3, 4]),
+      op("fill_constant", {}, { Out: ["cond"] }, [
+        { name: "shape", type: AttrType.LONGS, longs: [1n] },
+        { name: "dtype", type: AttrType.INT, i: VarType_Type.BOOL },
+      ]),
+    ]),
+  ));
+});
+
+Deno.test("validateProgram() reads a variable by its declaration before any op writes it", () => {
+  assertInvalid(
+    program(main(
+      [tensor("y", [-1]), tensor("s")],
+      [reduceSumOver("y", [1], "s"), fillShaped("y", [2, 3])],
+    )),
+    { block: 0, op: 0, opType: "reduce_sum" },
+    "p.pb: block 0 op 0 (reduce_sum): reduce: dim 1 out of range for rank 1",
+  );
+});

@@ -51,7 +51,7 @@ Deno.test("builder functions declare outputs with the dtype and shape the op inf
       [equal(i, i), { dtype: "bool", shape: [1] }],
       [logicalNot(lessThan(i, i)), { dtype: "bool", shape: [1] }],
       [cast(x, "int32"), { dtype: "int32", shape: [2, 3] }],
-      [reduceSum(x), { dtype: "float32", shape: [1] }],
+      [reduceSum(x, { reduceAll: true }), { dtype: "float32", shape: [1] }],
       [reduceSum(x, { dim: [0] }), { dtype: "float32", shape: [3] }],
       [reduceMean(x, { dim: [1], keepDim: true }), {
         dtype: "float32",

@@ -44,8 +44,13 @@ Deno.test("makeChannel() declares a channel and appends channel_create", () => {
   assertEquals(slotsOf(create0.outputs), { Out: ["jobs"] });
   assertEquals(attrOf(create0, "capacity").i, 10);
   assertEquals(attrOf(create0, "data_type").i, VarType_Type.INT64);
-  assertEquals(any.kind, "channel");
-  assertEquals(create1.attrs.map((a) => a.name), []); // defaults: 0, any tensor
+  // Without a dtype: a channel of any tensor, said in the declaration and
+  // in the op alike (LOD_TENSOR, 7), never float32.
+  assertEquals([any.kind, any.dtype], ["channel", undefined]);
+  const anyDecl = block.vars.find((v) => v.name === any.name)!;
+  assertEquals(anyDecl.type?.channel?.dataType, VarType_Type.LOD_TENSOR);
+  assertEquals(create1.attrs.map((a) => a.name), ["data_type"]);
+  assertEquals(attrOf(create1, "data_type").i, VarType_Type.LOD_TENSOR);
 });
 
 Deno.test("send(), recv(), recvOk() and closeChannel() fill the channel slots", () => {

@@ -199,7 +199,9 @@ function oneReader(path: string): Program {
     const seen = int64(0);
     const [batch, more] = recvOk(batches);
     whileLoop(more, () => {
-      print(reduceSum(matmul(batch, weight)), { message: "batch sum" });
+      print(reduceSum(matmul(batch, weight), { reduceAll: true }), {
+        message: "batch sum",
+      });
       elementwiseAdd(seen, int64(1), { out: seen });
       recv(batches, { out: batch, status: more });
     });
@@ -259,7 +261,10 @@ function twoReaders(path: string): Program {
           s.recv(ch, (batch, ok) =>
             ifElse(
               ok,
-              () => print(reduceSum(batch), { message: "batch sum" }),
+              () =>
+                print(reduceSum(batch, { reduceAll: true }), {
+                  message: "batch sum",
+                }),
               () => {
                 // Go's idiom: a drained reader's channel becomes nil, so
                 // the select never chooses it again.

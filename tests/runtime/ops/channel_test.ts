@@ -13,6 +13,7 @@ import {
 import {
   appendLayer,
   closeChannel,
+  defaultProgram,
   Executor,
   fillConstant,
   forRange,
@@ -28,6 +29,7 @@ import {
   send,
   sleep,
   type Variable,
+  VarType_Type,
   whileLoop,
 } from "../../../mod.ts";
 import { Deadlock, Panic } from "../../../scheduler/mod.ts";
@@ -401,6 +403,46 @@ Deno.test("channel_send() of any dtype on an untyped channel succeeds", async ()
     print(recv(ch));
   });
   assertEquals(lines, ["5", "true"]);
+});
+
+Deno.test("an untyped channel is declared as carrying any tensor, and dumps so", async () => {
+  const [program] = buildProgram(() => {
+    const ch = makeChannel({ capacity: 1, name: "ch" });
+    send(ch, fillConstant({ shape: [1], dtype: "int64", value: 7 }));
+    print(recv(ch));
+  });
+  const decl = program.desc.blocks[0].vars.find((v) => v.name === "ch")!;
+  assertEquals(decl.type?.channel?.dataType, VarType_Type.LOD_TENSOR);
+  assertStringIncludes(program.toString(), "var ch CHANNEL any capacity 1\n");
+  const { lines } = await runProgram(program);
+  assertEquals(lines, ["7"]);
+});
+
+Deno.test("channel_recv() declares its Out with the channel's element type, none for any", () => {
+  const [, [typed, any]] = buildProgram(() => [
+    recv(makeChannel({ dtype: "int64" })),
+    recv(makeChannel()),
+  ]);
+  assertEquals([typed.dtype, any.dtype], ["int64", undefined]);
+});
+
+Deno.test("validate() rejects channel_create of another element type than Out is declared with", async () => {
+  const [program] = buildProgram(() => {
+    const ch = defaultProgram().currentBlock.createVar({
+      name: "ch",
+      kind: "channel",
+      dtype: "int64",
+    });
+    appendLayer("channel_create", {}, {
+      data_type: VarType_Type.FP32,
+    }, { Out: ch });
+  });
+  const { error } = await failureOf(program, ProgramError);
+  assertEquals(error.where.opType, "channel_create");
+  assertStringIncludes(
+    error.message,
+    'output "Out": variable "ch" is declared a channel of int64 but the op makes a channel of float32',
+  );
 });
 
 for (const type of ["channel_send", "channel_recv", "channel_close"]) {

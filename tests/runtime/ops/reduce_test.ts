@@ -7,6 +7,7 @@ import {
   mean,
   mul,
   print,
+  Program,
   reduceMax,
   reduceMean,
   reduceMin,
@@ -28,7 +29,7 @@ testOpCases("REDUCE_OPS", REDUCE_OPS, {
       what: "sums every element to [1], or along dims",
       build: () => {
         const x = m23();
-        const all = reduceSum(x);
+        const all = reduceSum(x, { reduceAll: true });
         print(all);
         return [
           all,
@@ -48,8 +49,10 @@ testOpCases("REDUCE_OPS", REDUCE_OPS, {
     {
       what: "sums int64 exactly and an empty tensor to 0",
       build: () => [
-        reduceSum(assignValue([2n ** 60n, 1n], { dtype: "int64" })),
-        reduceSum(fillConstant({ shape: [0] })),
+        reduceSum(assignValue([2n ** 60n, 1n], { dtype: "int64" }), {
+          reduceAll: true,
+        }),
+        reduceSum(fillConstant({ shape: [0] }), { reduceAll: true }),
       ],
       tensors: [
         { dtype: "int64", shape: [1], values: [2n ** 60n + 1n] },
@@ -69,7 +72,10 @@ testOpCases("REDUCE_OPS", REDUCE_OPS, {
   }],
   reduce_min: [{
     what: "takes the min of every element, in int32",
-    build: () => reduceMin(assignValue([3, -1, 2], { dtype: "int32" })),
+    build: () =>
+      reduceMin(assignValue([3, -1, 2], { dtype: "int32" }), {
+        reduceAll: true,
+      }),
     tensors: [{ dtype: "int32", shape: [1], values: [-1] }],
   }],
   reduce_prod: [{
@@ -195,4 +201,60 @@ Deno.test("reduce_sum with reduce_all ignores dim", async () => {
     }).Out[0]
   );
   assertEquals(t.toNested(), [21]);
+});
+
+Deno.test("reduce_sum without a dim attribute reduces dim 0, as Fluid's ReduceOpMaker", async () => {
+  const out = await runForTensor(() => {
+    const y = appendLayer("reduce_sum", { X: m23() }, {}).Out[0];
+    assertEquals(y.shape, [3]);
+    return y;
+  });
+  assertEquals(out.toNested(), [5, 7, 9]);
+});
+
+Deno.test("reduce_sum with reduce_all and keep_dim keeps every dim as 1", async () => {
+  const out = await runForTensor(() => {
+    const y = appendLayer("reduce_sum", { X: m23() }, {
+      reduce_all: true,
+      keep_dim: true,
+    }).Out[0];
+    assertEquals(y.shape, [1, 1]);
+    return y;
+  });
+  assertEquals(out.toNested(), [[21]]);
+});
+
+Deno.test("reduceSum() writes dim, keep_dim and reduce_all, so the op needs no defaults", () => {
+  const program = new Program();
+  program.guard(() => {
+    const x = m23();
+    reduceSum(x);
+    reduceSum(x, { dim: [1], keepDim: true });
+    reduceSum(x, { reduceAll: false });
+  });
+  const written = program.desc.blocks[0].ops
+    .filter((op) => op.type === "reduce_sum")
+    .map((op) =>
+      Object.fromEntries(
+        op.attrs.map((a) => [a.name, a.name === "dim" ? a.ints : a.b]),
+      )
+    );
+  assertEquals(written, [
+    { dim: [0], keep_dim: false, reduce_all: true },
+    { dim: [1], keep_dim: true, reduce_all: false },
+    { dim: [0], keep_dim: false, reduce_all: false },
+  ]);
+});
+
+Deno.test("reduceSum() reduces every dim by default, dim 0 with reduceAll false", async () => {
+  const all = await runForTensor(() => reduceSum(m23()));
+  assertEquals([all.shape, all.toNested()], [[1], [21]]);
+  const first = await runForTensor(() =>
+    reduceSum(m23(), { reduceAll: false })
+  );
+  assertEquals([first.shape, first.toNested()], [[3], [5, 7, 9]]);
+  const over = await runForTensor(() =>
+    reduceSum(m23(), { dim: [1], reduceAll: true })
+  );
+  assertEquals(over.toNested(), [21]);
 });

@@ -21,6 +21,7 @@ import {
   shape,
   uniformRandom,
 } from "../../../mod.ts";
+import type { Variable } from "../../../runtime/program.ts";
 import { VALUE_OPS } from "../../../runtime/ops/values.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";
@@ -346,16 +347,18 @@ Deno.test("uniform_random with seed 0 draws from the executor's seed", async () 
   assert((a.toNested() as number[]).every((v) => v >= -1 && v < 1));
 });
 
-Deno.test("uniform_random with a fixed seed draws the same on each run of the op", async () => {
-  // As Paddle's kernels do: a loop's passes get the same tensor.
-  const lines = await printedBy(() => {
+/** What a `while` loop of two passes prints of `draw()`, once per pass. */
+async function printedPerPass(
+  draw: (out: Variable) => void,
+): Promise<string[]> {
+  return await printedBy(() => {
     const p = defaultProgram();
     const r = p.currentBlock.createVar({ name: "r" });
     const i = int64(0);
     const cond = fillConstant({ shape: [1], dtype: "bool", value: true });
     appendLayer("less_than", { X: i, Y: int64(2) }, {}, { Out: cond });
     const body = p.subBlock(() => {
-      uniformRandom({ shape: [1], seed: 3, out: r });
+      draw(r);
       print(r);
       increment(i);
       appendLayer("less_than", { X: i, Y: int64(2) }, {}, { Out: cond });
@@ -366,8 +369,28 @@ Deno.test("uniform_random with a fixed seed draws the same on each run of the op
       attrs: { sub_block: body },
     });
   });
+}
+
+Deno.test("uniform_random with a fixed seed draws the same on each run of the op", async () => {
+  // As Paddle's kernels do: a loop's passes get the same tensor.
+  const lines = await printedPerPass((out) =>
+    uniformRandom({ shape: [3], seed: 3, out })
+  );
   assertEquals(lines.length, 2);
   assertEquals(lines[0], lines[1]);
+});
+
+Deno.test("gaussian_random with a fixed seed draws the same on each run of the op", async () => {
+  const lines = await printedPerPass((out) =>
+    gaussianRandom({ shape: [3], seed: 3, out })
+  );
+  assertEquals(lines.length, 2);
+  assertEquals(lines[0], lines[1]);
+  // Seed 0 draws from the run's stream: each pass draws anew.
+  const fresh = await printedPerPass((out) =>
+    gaussianRandom({ shape: [3], out })
+  );
+  assertNotEquals(fresh[0], fresh[1]);
 });
 
 Deno.test("gaussian_random with a fixed seed is reproducible with the mean and std asked", async () => {
