@@ -28,6 +28,14 @@ export type NestedArray = readonly (Scalar | NestedArray)[];
 export type NestedValue = Scalar | NestedValue[];
 
 /**
+ * What a DeviceTensor (device_tensor.ts) passes for its elements: they are on a
+ * device until read back.
+ *
+ * @ignore
+ */
+export const ELEMENTS_ON_DEVICE: unique symbol = Symbol("elements on device");
+
+/**
  * An immutable n-dimensional array of one dtype, stored row-major.
  *
  * Rank 0 (shape `[]`) holds one element; a dim of 0 makes it empty. Scalars
@@ -78,7 +86,11 @@ export class Tensor {
    * assertEquals(t.toNested(), [0.5, 1.5]);
    * ```
    */
-  constructor(dtype: DType, shape: readonly number[], data: TypedArray) {
+  constructor(
+    dtype: DType,
+    shape: readonly number[],
+    data: TypedArray | typeof ELEMENTS_ON_DEVICE,
+  ) {
     for (let i = 0; i < shape.length; i++) {
       if (!isDim(shape[i])) {
         throw new RangeError(
@@ -87,6 +99,13 @@ export class Tensor {
       }
     }
     const size = shapeSize(shape);
+    if (data === ELEMENTS_ON_DEVICE) {
+      this.dtype = dtype;
+      this.shape = shape;
+      this.data = undefined as never; // a DeviceTensor's accessor
+      this.size = size;
+      return;
+    }
     if (data.constructor !== arrayType(dtype)) {
       throw new TypeError(
         `create tensor: ${data.constructor.name} cannot hold dtype "${dtype}"`,

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { ElementsOnDevice, readBack } from "../kernels/device_tensor.ts";
 import { Tensor } from "../kernels/tensor.ts";
 import type { GreenThread } from "../scheduler/green_thread.ts";
 import { Panic } from "../scheduler/panic.ts";
@@ -69,6 +70,16 @@ export function runBlock(
       }
     }
   } catch (e) {
+    if (e instanceof ElementsOnDevice) {
+      // Run the op again once its inputs are on the host.
+      return finishAsync(
+        block,
+        scope,
+        ctx,
+        i - 1,
+        readBackFor(ops[i], scope, e),
+      );
+    }
     throw locatePanic(e, ops[i], scope, thread);
   }
 }
@@ -87,12 +98,35 @@ async function finishAsync(
     for (i++; i < ops.length; i++) {
       const op = ops[i];
       thread.where = op.location;
-      const next = op.run(scope, ctx);
-      if (next !== undefined) await next;
+      try {
+        const next = op.run(scope, ctx);
+        if (next !== undefined) await next;
+      } catch (e) {
+        if (!(e instanceof ElementsOnDevice)) throw e;
+        await readBackFor(op, scope, e);
+        i--; // and run it again
+      }
     }
   } catch (e) {
     throw locatePanic(e, ops[i], scope, thread);
   }
+}
+
+// An op read a tensor whose elements are still on a device (a GPU): read
+// back that tensor and every tensor the op reads, in one batch, so that
+// running the op again finds them on the host. Ops read their inputs
+// before they change anything, so running one again is safe; each round
+// brings at least the tensor that stopped it, so the rounds end.
+function readBackFor(
+  op: PreparedOp,
+  scope: Scope,
+  e: ElementsOnDevice,
+): Promise<void> {
+  const values: unknown[] = [e.tensor];
+  for (const [, refs] of op.inputs) {
+    for (const ref of refs) values.push(ref.read(scope));
+  }
+  return readBack(values);
 }
 
 /**

@@ -8,7 +8,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { cpuDevice } from "../kernels/cpu/device.ts";
+import type { DeviceName } from "./device_choice.ts";
 import { decodeNpy, encodeNpy } from "../kernels/npy.ts";
 import type { Tensor } from "../kernels/tensor.ts";
 import { Deadlock, Panic } from "../scheduler/panic.ts";
@@ -36,7 +36,10 @@ and the parameters, one file per variable or combined (__params__,
 Flags:
   --workers N        threads for green threads, 1 to 256 (default: the
                      machine's cores; 1 keeps everything on the main thread)
-  --device D         auto | webgpu | cpu (default auto)
+  --device D         auto | webgpu | cpu (default auto: the GPU on a hardware
+                     adapter for a program with large float32 tensors, else
+                     the CPU)
+  --explain          prints the device chosen, and why, to stderr
   --seed N           seeds select's choices and random ops (default 1)
   --feed name=f.npy  binds a block-0 variable to a .npy tensor; a variable a
                      feed op writes is fed through that op (repeatable)
@@ -177,6 +180,7 @@ async function runCommand(
       options: {
         workers: { type: "string" },
         device: { type: "string" },
+        explain: { type: "boolean" },
         seed: { type: "string" },
         feed: { type: "string", multiple: true },
         fetch: { type: "string", multiple: true },
@@ -236,11 +240,6 @@ async function runCommand(
       `--device: "${device}" is not one of auto, webgpu, cpu`,
     );
   }
-  if (device === "webgpu") {
-    throw new ProgramError(
-      "--device webgpu: this build has only the cpu device",
-    );
-  }
   const feeds = Object.fromEntries(
     await Promise.all((values.feed ?? []).map(readFeed)),
   );
@@ -266,16 +265,17 @@ async function runCommand(
     }
   }
   const executor = new Executor({
-    device: cpuDevice,
+    device: device as DeviceName,
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,
   });
-  const { fetched } = await executor.run(model, {
+  const { fetched, device: used } = await executor.run(model, {
     file: model.file,
     feeds,
     fetch: fetches.map(([name]) => name),
   });
+  if (values.explain) io.stderr(`device: ${used}\n`);
   for (const [name, path] of fetches) {
     const value = fetched[name];
     if (path === undefined) {

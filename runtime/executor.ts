@@ -13,6 +13,7 @@ import {
 } from "../gen/rill/v1/framework_pb.ts";
 import { cpuDevice } from "../kernels/cpu/device.ts";
 import type { Device } from "../kernels/device.ts";
+import { readBack } from "../kernels/device_tensor.ts";
 import type { Tensor } from "../kernels/tensor.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { SharedHeap } from "../scheduler/shared/heap.ts";
@@ -31,6 +32,7 @@ import { PreparedProgram } from "./prepare.ts";
 import { Scope } from "./scope.ts";
 import { type RunServices, threadContext } from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
+import { chooseDevice, type DeviceName } from "./device_choice.ts";
 import { TensorArray, type Value } from "./value.ts";
 import { varInfoOf } from "./var_info.ts";
 
@@ -65,12 +67,21 @@ export interface RunResult {
   fetched: Record<string, Value>;
   /** Block 0's scope after the run. */
   scope: Scope;
+  /** The device the run's kernels used, and why (`--explain`). */
+  device: string;
 }
 
 /** Options of `new Executor`. */
 export interface ExecutorOptions {
-  /** The device tensor kernels run on. @default {cpuDevice} */
-  device?: Device;
+  /**
+   * The device tensor kernels run on: a Device, or one by name (`auto`
+   * uses the GPU on a hardware adapter for a program with large float
+   * tensors; see runtime/device_choice.ts). A run with workers uses the
+   * CPU device on every worker for now.
+   *
+   * @default {"cpu"}
+   */
+  device?: Device | DeviceName;
   /** Seeds `select`'s choices and random ops. @default {1} */
   seed?: number;
   /** Where `print` writes a line. @default {a line to stdout} */
@@ -122,7 +133,7 @@ function printToStdout(line: string): void {
  * ```
  */
 export class Executor {
-  readonly #device: Device;
+  readonly #device: Device | DeviceName;
   readonly #seed: number;
   readonly #print: (line: string) => void;
   readonly #workers: number;
@@ -135,7 +146,7 @@ export class Executor {
    * @throws {RangeError} If `workers` is not an integer in [1, 256].
    */
   constructor(options: ExecutorOptions = {}) {
-    this.#device = options.device ?? cpuDevice;
+    this.#device = options.device ?? "cpu";
     this.#seed = options.seed ?? 1;
     this.#print = options.print ?? printToStdout;
     const workers = options.workers ?? 1;
@@ -194,12 +205,28 @@ export class Executor {
     // No async context per green thread: every op names its thread from its
     // ThreadContext, and a million parked threads fit in 1 GiB.
     const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
-    if (this.#workers > 1 && wantsPool(desc, batchOf(options.feeds))) {
-      await this.#runPooled(prepared, scheduler, scope, options.signal);
+    const batch = batchOf(options.feeds);
+    let choice = typeof this.#device === "string"
+      ? await chooseDevice(this.#device, desc, batch)
+      : { device: this.#device, reason: this.#device.name };
+    if (this.#workers > 1 && wantsPool(desc, batch)) {
+      if (choice.device !== cpuDevice && choice.device.name !== "cpu") {
+        choice = {
+          device: cpuDevice,
+          reason: `cpu (${choice.reason}, but a run with workers uses the CPU)`,
+        };
+      }
+      await this.#runPooled(
+        prepared,
+        scheduler,
+        scope,
+        options.signal,
+        choice.device,
+      );
     } else {
       const services: RunServices = {
         scheduler,
-        device: this.#device,
+        device: choice.device,
         seed: this.#seed,
         print: this.#print,
       };
@@ -215,7 +242,9 @@ export class Executor {
         throw new Panic(`fetch: variable "${name}" was never written`);
       }
     }
-    return { fetched, scope };
+    // Fetched tensors leave the device: their elements come back now.
+    await readBack(Object.values(fetched));
+    return { fetched, scope, device: choice.reason };
   }
 
   // Runs block 0 here with Web Workers beside it (see runtime/pool/).
@@ -224,6 +253,7 @@ export class Executor {
     scheduler: Scheduler,
     scope: Scope,
     signal: AbortSignal | undefined,
+    device: Device,
   ): Promise<void> {
     const heap = SharedHeap.create();
     createWakeRings(heap, this.#workers);
@@ -231,7 +261,7 @@ export class Executor {
     const pool = new PoolRun(member, this.#workers, prepared, this.#print);
     const services: RunServices = {
       scheduler,
-      device: pool.device(this.#device),
+      device: pool.device(device),
       seed: this.#seed,
       print: (line) => pool.print(line),
       pool,

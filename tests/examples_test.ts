@@ -7,6 +7,7 @@ import { buildExample, examplePath, EXAMPLES } from "../examples/build.ts";
 import { exampleData } from "../examples/build.ts";
 import { Executor, Program } from "../mod.ts";
 import { ROOT } from "./_helpers/rill_process.ts";
+import { TEST_DEVICE } from "./_helpers/test_device.ts";
 import { TEST_WORKERS } from "./_helpers/test_workers.ts";
 
 const README = Deno.readTextFileSync(new URL("../README.md", import.meta.url));
@@ -58,7 +59,11 @@ async function runExample(name: string): Promise<string[]> {
   const move = cwd !== ROOT.replace(/\/$/, "");
   if (move) Deno.chdir(ROOT);
   try {
-    await new Executor({ workers: TEST_WORKERS, print: (l) => lines.push(l) })
+    await new Executor({
+      workers: TEST_WORKERS,
+      device: TEST_DEVICE,
+      print: (l) => lines.push(l),
+    })
       .run(program);
   } finally {
     if (move) Deno.chdir(cwd);

@@ -39,24 +39,46 @@ import { cast } from "./cast.ts";
  * ```
  */
 export function reshape(x: Tensor, shape: readonly number[]): Tensor {
-  const dims = shape.map((
-    d,
-    i,
-  ) => (d === 0 && i < x.shape.length ? x.shape[i] : d));
+  return new Tensor(x.dtype, reshapeDims(x.shape, shape), x.data);
+}
+
+/**
+ * The dims `reshape` gives a tensor of shape `from`: a 0 keeps that dim,
+ * one -1 takes what is left.
+ *
+ * @param from The tensor's dims.
+ * @param shape The dims asked for.
+ * @returns The new dims.
+ * @throws {RangeError} If the element counts cannot match.
+ *
+ * @example Usage
+ * ```ts
+ * import { reshapeDims } from "./shape.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(reshapeDims([2, 3, 4], [0, -1]), [2, 12]);
+ * ```
+ */
+export function reshapeDims(
+  from: readonly number[],
+  shape: readonly number[],
+): number[] {
+  const size = from.reduce((p, d) => p * d, 1);
+  const dims = shape.map((d, i) => (d === 0 && i < from.length ? from[i] : d));
   const unknown = dims.indexOf(-1);
   const known = dims.reduce((p, d) => (d === -1 ? p : p * d), 1);
   const bad = dims.some((d) => !Number.isInteger(d) || d < -1) ||
     dims.indexOf(-1, unknown + 1) !== -1 ||
-    (unknown === -1 ? known !== x.size : known === 0 || x.size % known !== 0);
+    (unknown === -1 ? known !== size : known === 0 || size % known !== 0);
   if (bad) {
     throw new RangeError(
-      `reshape: cannot reshape ${
-        formatShape(x.shape)
-      } (${x.size} elements) to ${formatShape(shape)}`,
+      `reshape: cannot reshape ${formatShape(from)} (${size} elements) to ${
+        formatShape(shape)
+      }`,
     );
   }
-  if (unknown !== -1) dims[unknown] = x.size / known;
-  return new Tensor(x.dtype, dims, x.data);
+  if (unknown !== -1) dims[unknown] = size / known;
+  return dims;
 }
 
 /**

@@ -86,6 +86,8 @@ export class GpuTensor {
   readonly size: number;
   readonly #pool: GpuBufferPool;
   #buffer: GPUBuffer | null;
+  // For a view: the tensor that owns the buffer, kept alive by the view.
+  readonly #owner: GpuTensor | undefined;
 
   /**
    * Wraps a pooled buffer; the tensor owns it from now on.
@@ -116,6 +118,7 @@ export class GpuTensor {
     dtype: GpuDType,
     shape: readonly number[],
     buffer: GPUBuffer,
+    owner?: GpuTensor,
   ) {
     for (const d of shape) {
       if (!Number.isInteger(d) || d < 0) {
@@ -135,7 +138,51 @@ export class GpuTensor {
     this.size = size;
     this.#pool = pool;
     this.#buffer = buffer;
-    orphans.register(this, [pool, buffer], this);
+    this.#owner = owner;
+    if (owner === undefined) orphans.register(this, [pool, buffer], this);
+  }
+
+  /**
+   * The same elements with another shape of the same size (a reshape): the
+   * view shares this tensor's buffer and keeps this tensor alive; releasing
+   * the view releases nothing.
+   *
+   * @param shape The new dims.
+   * @returns The view.
+   * @throws {RangeError} If the sizes differ.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuTensor } from "./gpu_tensor.ts";
+   * import { GpuBufferPool } from "./gpu_buffer_pool.ts";
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const pool = new GpuBufferPool(gpu);
+   *   const t = new GpuTensor(pool, "float32", [2, 3], pool.acquire(24));
+   *   const v = t.view([6]);
+   *   assertEquals([v.shape, v.buffer === t.buffer], [[6], true]);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  view(shape: readonly number[]): GpuTensor {
+    if (shapeSize(shape) !== this.size) {
+      throw new RangeError(
+        `gpu tensor: cannot view ${formatShape(this.shape)} as ${
+          formatShape(shape)
+        }`,
+      );
+    }
+    return new GpuTensor(
+      this.#pool,
+      this.dtype,
+      shape,
+      this.buffer,
+      this.#owner ?? this,
+    );
   }
 
   /**
@@ -243,6 +290,10 @@ export class GpuTensor {
    */
   release(): void {
     if (this.#buffer === null) return;
+    if (this.#owner !== undefined) {
+      this.#buffer = null;
+      return;
+    }
     orphans.unregister(this);
     this.#pool.release(this.#buffer);
     this.#buffer = null;

@@ -15,6 +15,7 @@ import {
   type Variable,
 } from "../../mod.ts";
 import { Program } from "../../mod.ts";
+import { TEST_DEVICE } from "./test_device.ts";
 import { TEST_WORKERS } from "./test_workers.ts";
 
 /** What a builder callback may return: the variables to fetch. */
@@ -83,6 +84,7 @@ export async function runProgram(
   const names = [...wanted.map((v) => v.name), ...(options.fetch ?? [])];
   const { fetched } = await new Executor({
     workers: TEST_WORKERS,
+    device: TEST_DEVICE,
     seed: options.seed,
     print: (l) => lines.push(l),
   }).run(program, { feeds: options.feeds, fetch: names });

@@ -18,6 +18,7 @@ import { examplePath, EXAMPLES } from "../../examples/build.ts";
 import { buildProgram } from "../_helpers/run_program.ts";
 import { doubler } from "../_helpers/doubler.ts";
 import { mapLimited, ROOT, runRill } from "../_helpers/rill_process.ts";
+import { gpuTest } from "../kernels/webgpu/_gpu.ts";
 import { withTempDir } from "../_helpers/with_temp_dir.ts";
 import { PADDLE2_OUTPUT, paddle2Program } from "../_helpers/paddle2_program.ts";
 import {
@@ -294,6 +295,7 @@ Deno.test("the CLI prints usage for --help and -h with exit 0", async () => {
       const flag of [
         "--workers",
         "--device",
+        "--explain",
         "--seed",
         "--feed",
         "--fetch",
@@ -395,17 +397,22 @@ Deno.test("the CLI feeds .npy files and fetches to stdout and to .npy files", as
 
 Deno.test("the CLI exits 2 with panic: and its location for a runtime panic", async () => {
   await withTempDir(async (dir) => {
+    // y is fed, so that its shape is known only when the program runs.
     const [program] = buildProgram(() => {
       const b = defaultProgram().globalBlock;
       const x = b.createVar({ name: "x" });
       const y = b.createVar({ name: "y" });
       fillConstant({ shape: [3], out: x });
-      fillConstant({ shape: [2], out: y });
       print(x, { message: "before" });
       elementwiseAdd(x, y);
     });
     await program.save(join(dir, "panic.pb"));
-    const r = await runRill([join(dir, "panic.pb")]);
+    const yFile = join(dir, "y.npy");
+    await Deno.writeFile(
+      yFile,
+      encodeNpy(Tensor.fromArray([0, 0], "float32")),
+    );
+    const r = await runRill([join(dir, "panic.pb"), "--feed", `y=${yFile}`]);
     assertEquals(r.code, 2);
     assertEquals(r.stdout, "before [0, 0, 0]\n");
     const lines = r.stderr.split("\n");
@@ -413,7 +420,7 @@ Deno.test("the CLI exits 2 with panic: and its location for a runtime panic", as
       lines[0],
       'panic: elementwise_add: broadcast: shapes [3] and [2] do not match (X "x" float32[3], Y "y" float32[2])',
     );
-    assertEquals(lines[1], "\tat block 0 op 3 elementwise_add");
+    assertEquals(lines[1], "\tat block 0 op 2 elementwise_add");
     assertStringIncludes(r.stderr, "goroutine 1 [");
   });
 });
@@ -515,4 +522,32 @@ Deno.test("runCli() writes the panic report and exits 2 for a read before write"
       r.stderr,
     );
   });
+});
+
+Deno.test("--explain says which device ran the program and why", async () => {
+  const cpu = await cli(["examples/mult.pb", "--device", "cpu", "--explain"]);
+  assertEquals([cpu.code, cpu.stderr], [0, "device: cpu (--device cpu)\n"]);
+  const auto = await cli(["examples/mult.pb", "--explain"]);
+  assertEquals(
+    auto.stderr,
+    "device: cpu (auto: no float32 tensor of 16384 elements or more)\n",
+  );
+  assertEquals(auto.stdout, cpu.stdout);
+});
+
+Deno.test({
+  name:
+    "--device webgpu runs a program on the GPU, printing what the CPU prints",
+  ...gpuTest,
+  async fn() {
+    const gpu = await cli([
+      "examples/mult.pb",
+      "--device",
+      "webgpu",
+      "--explain",
+    ]);
+    const cpu = await cli(["examples/mult.pb", "--device", "cpu"]);
+    assertEquals([gpu.code, gpu.stdout], [0, cpu.stdout]);
+    assertStringIncludes(gpu.stderr, "device: webgpu (");
+  },
 });

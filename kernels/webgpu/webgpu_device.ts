@@ -1,0 +1,199 @@
+/**
+ * The WebGPU device: the CPU's kernel table with WGSL entries where a GPU
+ * kernel exists and placement says the GPU (design.md §6).
+ *
+ * Placement, decided per call from the operands alone:
+ *   - float32 operands only; integer and bool tensors stay on the CPU, so
+ *     loop counters and conditions never wait for the GPU;
+ *   - on the GPU when an operand already lives there, or when one has at
+ *     least GPU_MIN_ELEMENTS elements; small float tensors stay on the CPU;
+ *   - an op with no GPU kernel runs on the CPU. If an operand is on the
+ *     GPU, its `data` throws `ElementsOnDevice`: the runtime reads the op's
+ *     inputs back in one batch and runs it again (device_tensor.ts).
+ * A result computed on the GPU stays there as a DeviceTensor; a host
+ * tensor's upload is kept with it, so a weight is uploaded once.
+ *
+ * @module
+ */
+import { reshapeDims } from "../cpu/shape.ts";
+import { cpuDevice } from "../cpu/device.ts";
+import type { Device, Kernels } from "../device.ts";
+import { DeviceTensor } from "../device_tensor.ts";
+import type { Tensor } from "../tensor.ts";
+import { binary, GPU_BINARY, GPU_UNARY, scale, unary } from "./elementwise.ts";
+import { GpuBatch } from "./gpu_batch.ts";
+import type { GpuDevice } from "./gpu_device.ts";
+import type { GpuTensor } from "./gpu_tensor.ts";
+import { matmul } from "./matmul.ts";
+import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
+
+/** The least elements for which a float32 operand moves to the GPU. */
+export const GPU_MIN_ELEMENTS = 16384;
+
+/**
+ * The WebGPU device of one worker.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { WebGpuDevice } from "./webgpu_device.ts";
+ * import { readBack } from "../device_tensor.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const device = new WebGpuDevice(gpu);
+ *   const x = Tensor.full([128, 128], "float32", 2);
+ *   const y = device.kernels.binary("mul", x, x); // on the GPU
+ *   await readBack([y]);
+ *   assertEquals(y.item(0), 4);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export class WebGpuDevice implements Device {
+  /** The device's name. */
+  readonly name = "webgpu";
+  /** The kernels. */
+  readonly kernels: Kernels;
+  /** The GPU. */
+  readonly gpu: GpuDevice;
+  readonly #batch: GpuBatch;
+  // The uploads of host tensors, kept as long as the tensor lives.
+  readonly #uploads = new WeakMap<Tensor, GpuTensor>();
+  // Where this device's tensors are, for `readBack`.
+  readonly #home: {
+    name: string;
+    readBack(ts: readonly DeviceTensor[]): Promise<void>;
+  };
+
+  /**
+   * @param gpu The GPU.
+   */
+  constructor(gpu: GpuDevice) {
+    this.gpu = gpu;
+    this.#batch = new GpuBatch(gpu);
+    this.#home = {
+      name: this.name,
+      readBack: (ts) => this.#readBack(ts),
+    };
+    this.kernels = this.#table(cpuDevice.kernels);
+  }
+
+  // The CPU's table, with GPU entries where they apply.
+  #table(cpu: Kernels): Kernels {
+    const b = this.#batch;
+    const on = (...ts: Tensor[]) => this.#placeOnGpu(ts);
+    return {
+      ...cpu,
+      binary: (kind, x, y, axis) =>
+        on(x, y) && GPU_BINARY.float32.includes(kind)
+          ? this.#run(() =>
+            binary(b, kind, this.#gpu(x), this.#gpu(y), axis)
+          ) ??
+            cpu.binary(kind, x, y, axis)
+          : cpu.binary(kind, x, y, axis),
+      unary: (kind, x) =>
+        on(x) && GPU_UNARY.includes(kind)
+          ? this.#run(() => unary(b, kind, this.#gpu(x))) ?? cpu.unary(kind, x)
+          : cpu.unary(kind, x),
+      scale: (x, s, bias, after) =>
+        on(x)
+          ? this.#run(() => scale(b, this.#gpu(x), s, bias, after)) ??
+            cpu.scale(x, s, bias, after)
+          : cpu.scale(x, s, bias, after),
+      reduce: (kind, x, options) =>
+        on(x) && GPU_REDUCE.float32.includes(kind)
+          ? this.#run(() => reduce(b, kind, this.#gpu(x), options)) ??
+            cpu.reduce(kind, x, options)
+          : cpu.reduce(kind, x, options),
+      softmax: (x, axis) =>
+        on(x)
+          ? this.#run(() => softmax(b, this.#gpu(x), axis)) ??
+            cpu.softmax(x, axis)
+          : cpu.softmax(x, axis),
+      matmul: (x, y, options) =>
+        on(x, y)
+          ? this.#run(() =>
+            matmul(b, this.#gpu(x), this.#gpu(y), {
+              transposeX: options?.transposeX,
+              transposeY: options?.transposeY,
+              alpha: options?.alpha,
+            })
+          ) ?? cpu.matmul(x, y, options)
+          : cpu.matmul(x, y, options),
+      mul2d: (x, y, xCols = 1, yCols = 1, options) =>
+        on(x, y)
+          ? this.#run(() => this.#mul2d(x, y, xCols, yCols)) ??
+            cpu.mul2d(x, y, xCols, yCols, options)
+          : cpu.mul2d(x, y, xCols, yCols, options),
+      reshape: (x, shape) =>
+        x instanceof DeviceTensor && x.home === this.#home
+          ? this.#wrap(
+            (x.stored as GpuTensor).view(reshapeDims(x.shape, shape)),
+          )
+          : cpu.reshape(x, shape),
+    };
+  }
+
+  // Whether a call on `ts` runs here: all float32, and one already here or
+  // large.
+  #placeOnGpu(ts: readonly Tensor[]): boolean {
+    let large = false;
+    for (const t of ts) {
+      if (t.dtype !== "float32") return false;
+      if (t instanceof DeviceTensor && t.home === this.#home) large = true;
+      else if (t.size >= GPU_MIN_ELEMENTS) large = true;
+    }
+    return large;
+  }
+
+  // The GPU kernel's result as a tensor, or undefined when the GPU cannot
+  // take the call (a buffer above the device's limits): the CPU does it.
+  #run(kernel: () => GpuTensor): Tensor | undefined {
+    try {
+      return this.#wrap(kernel());
+    } catch (error) {
+      if (error instanceof RangeError) return undefined;
+      throw error;
+    }
+  }
+
+  #wrap(g: GpuTensor): DeviceTensor {
+    return new DeviceTensor(g.dtype, g.shape, this.#home, g);
+  }
+
+  // A tensor's elements on the GPU: its own, or its upload.
+  #gpu(t: Tensor): GpuTensor {
+    if (t instanceof DeviceTensor && t.home === this.#home) {
+      return t.stored as GpuTensor;
+    }
+    let g = this.#uploads.get(t);
+    if (g === undefined) this.#uploads.set(t, g = this.#batch.upload(t));
+    return g;
+  }
+
+  // Fluid's mul: X and Y flattened to matrices at their column dims.
+  #mul2d(x: Tensor, y: Tensor, xCols: number, yCols: number): GpuTensor {
+    const prod = (dims: readonly number[]) => dims.reduce((p, d) => p * d, 1);
+    const [xRows, xRest] = [x.shape.slice(0, xCols), x.shape.slice(xCols)];
+    const [yRows, yRest] = [y.shape.slice(0, yCols), y.shape.slice(yCols)];
+    if (prod(xRest) !== prod(yRows)) {
+      throw new RangeError("mul: shapes do not match"); // the CPU says how
+    }
+    const product = matmul(
+      this.#batch,
+      this.#gpu(x).view([prod(xRows), prod(xRest)]),
+      this.#gpu(y).view([prod(yRows), prod(yRest)]),
+    );
+    return product.view([...xRows, ...yRest]);
+  }
+
+  async #readBack(tensors: readonly DeviceTensor[]): Promise<void> {
+    const hosts = await this.#batch.read(
+      tensors.map((t) => t.stored as GpuTensor),
+    );
+    tensors.forEach((t, i) => t.keepHostData(hosts[i].data));
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Which device a run's tensor kernels use, and why (`--device`, the
+ * `device` option of Executor, `--explain`).
+ *
+ * - `cpu` never touches WebGPU.
+ * - `webgpu` uses the GPU, or fails with a ProgramError (exit 1) when
+ *   there is none.
+ * - `auto` (the default) uses the GPU on a hardware adapter and the CPU on
+ *   a software adapter or none (on llvmpipe the CPU kernels are faster).
+ *   Asking for an adapter takes about 0.3 s here, so `auto` asks only when
+ *   the program declares a float32 tensor big enough to go to the GPU
+ *   (design.md §6's placement); a program of small tensors runs on the CPU
+ *   whatever the machine has.
+ *
+ * @module
+ */
+import type { ProgramDesc } from "../gen/rill/v1/framework_pb.ts";
+import { cpuDevice } from "../kernels/cpu/device.ts";
+import type { Device } from "../kernels/device.ts";
+import {
+  GpuDevice,
+  type GpuUnavailable,
+} from "../kernels/webgpu/gpu_device.ts";
+import {
+  GPU_MIN_ELEMENTS,
+  WebGpuDevice,
+} from "../kernels/webgpu/webgpu_device.ts";
+import { ProgramError } from "./errors.ts";
+
+/** The devices one may ask for by name. */
+export type DeviceName = "auto" | "cpu" | "webgpu";
+
+/** A device and why it was chosen. */
+export interface DeviceChoice {
+  /** The device. */
+  readonly device: Device;
+  /** One line: the device's name and the reason. */
+  readonly reason: string;
+}
+
+/**
+ * Chooses the device for a program.
+ *
+ * @param wanted What was asked for.
+ * @param desc The program.
+ * @param batch The feeds' batch size, standing in for `-1` dims (NaN: none).
+ * @returns The device and the reason.
+ * @throws {ProgramError} For `webgpu` when no adapter exists.
+ *
+ * @example Usage
+ * ```ts
+ * import { chooseDevice } from "./device_choice.ts";
+ * import { fillConstant, Program } from "../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => fillConstant({ shape: [2] }));
+ * const choice = await chooseDevice("auto", p.desc, NaN);
+ * assertEquals(choice.device.name, "cpu");
+ * ```
+ */
+export async function chooseDevice(
+  wanted: DeviceName,
+  desc: ProgramDesc,
+  batch: number,
+): Promise<DeviceChoice> {
+  if (wanted === "cpu") {
+    return { device: cpuDevice, reason: "cpu (--device cpu)" };
+  }
+  if (wanted === "auto" && !hasLargeFloatTensor(desc, batch)) {
+    return {
+      device: cpuDevice,
+      reason:
+        `cpu (auto: no float32 tensor of ${GPU_MIN_ELEMENTS} elements or more)`,
+    };
+  }
+  const gpu = await theGpu();
+  if (!(gpu instanceof WebGpuDevice)) {
+    if (wanted === "webgpu") {
+      throw new ProgramError(`--device webgpu: ${gpu.explain}`);
+    }
+    return { device: cpuDevice, reason: `cpu (auto: ${gpu.explain})` };
+  }
+  if (wanted === "auto" && gpu.gpu.isFallbackAdapter) {
+    const reason = `cpu (auto: ${gpu.gpu.explain}; the CPU kernels are faster)`;
+    return { device: cpuDevice, reason };
+  }
+  return { device: gpu, reason: `webgpu (${gpu.gpu.explain})` };
+}
+
+// This thread's GPU, asked for once: an adapter takes about 0.3 s to find.
+let gpuOnce: Promise<WebGpuDevice | GpuUnavailable> | undefined;
+
+function theGpu(): Promise<WebGpuDevice | GpuUnavailable> {
+  gpuOnce ??= GpuDevice.request().then((gpu) =>
+    gpu instanceof GpuDevice ? new WebGpuDevice(gpu) : gpu
+  );
+  return gpuOnce;
+}
+
+// Whether a float32 variable is declared with at least GPU_MIN_ELEMENTS
+// elements, a -1 dim taken as `batch` (1 when unknown).
+function hasLargeFloatTensor(desc: ProgramDesc, batch: number): boolean {
+  const b = Number.isNaN(batch) ? 1 : batch;
+  for (const block of desc.blocks) {
+    for (const v of block.vars) {
+      const tensor = v.type?.lodTensor?.tensor ?? v.type?.selectedRows;
+      if (tensor === undefined || tensor.dataType !== FP32) continue;
+      let size = 1;
+      for (const d of tensor.dims) size *= d < 0 ? b : Number(d);
+      if (size >= GPU_MIN_ELEMENTS) return true;
+    }
+  }
+  return false;
+}
+
+// VarType.Type FP32 (framework.proto).
+const FP32 = 5;
