@@ -8,6 +8,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { parseWorkerAddrs } from "./cluster/worker_addrs.ts";
 import type { DeviceName } from "./device_choice.ts";
 import { decodeNpy, encodeNpy } from "../kernels/npy.ts";
 import type { Tensor } from "../kernels/tensor.ts";
@@ -48,6 +49,9 @@ Flags:
                      "name <value>" when no file is given (repeatable;
                      default: the variables the program's fetch ops read)
   --params FILE      reads the parameters from this combined file
+  --worker-addrs a,b,c
+                     the workers kube_get_workers_addrs returns (host:port
+                     each; default RILL_WORKERS, else Kubernetes in a pod)
   --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
                      op_callstack, ..., stop_gradient, ...), hidden by default
   --help             shows this text
@@ -185,6 +189,7 @@ async function runCommand(
         feed: { type: "string", multiple: true },
         fetch: { type: "string", multiple: true },
         params: { type: "string" },
+        "worker-addrs": { type: "string" },
         "all-attrs": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -264,8 +269,13 @@ async function runCommand(
       );
     }
   }
+  const workerAddrs = values["worker-addrs"];
+  if (workerAddrs !== undefined) {
+    parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
+  }
   const executor = new Executor({
     device: device as DeviceName,
+    cluster: { workerAddrs },
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,

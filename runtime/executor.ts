@@ -30,7 +30,11 @@ import { ProgramError } from "./errors.ts";
 import { bindRunInputs } from "./feed_binding.ts";
 import { PreparedProgram } from "./prepare.ts";
 import { Scope } from "./scope.ts";
-import { type RunServices, threadContext } from "./thread_context.ts";
+import {
+  type ClusterSettings,
+  type RunServices,
+  threadContext,
+} from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
 import { chooseDevice, type DeviceName } from "./device_choice.ts";
 import { TensorArray, type Value } from "./value.ts";
@@ -84,6 +88,11 @@ export interface ExecutorOptions {
   device?: Device | DeviceName;
   /** Seeds `select`'s choices and random ops. @default {1} */
   seed?: number;
+  /**
+   * Where `kube_get_workers_addrs` and `self_addr` look (`--worker-addrs`,
+   * `--listen`); by default RILL_WORKERS and the pod's environment.
+   */
+  cluster?: ClusterSettings;
   /** Where `print` writes a line. @default {a line to stdout} */
   print?: (line: string) => void;
   /**
@@ -135,6 +144,7 @@ function printToStdout(line: string): void {
 export class Executor {
   readonly #device: Device | DeviceName;
   readonly #seed: number;
+  readonly #cluster: ClusterSettings | undefined;
   readonly #print: (line: string) => void;
   readonly #workers: number;
   readonly #onPool: ((pool: WorkerPool) => void) | undefined;
@@ -148,6 +158,7 @@ export class Executor {
   constructor(options: ExecutorOptions = {}) {
     this.#device = options.device ?? "cpu";
     this.#seed = options.seed ?? 1;
+    this.#cluster = options.cluster;
     this.#print = options.print ?? printToStdout;
     const workers = options.workers ?? 1;
     if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
@@ -229,6 +240,7 @@ export class Executor {
         device: choice.device,
         seed: this.#seed,
         print: this.#print,
+        cluster: this.#cluster,
       };
       await scheduler.run(
         (thread) => runBlock(main, scope, threadContext(services, thread)),
@@ -265,6 +277,7 @@ export class Executor {
       seed: this.#seed,
       print: (line) => pool.print(line),
       pool,
+      cluster: this.#cluster,
     };
     pool.attach(services);
     const failed = new AbortController();
@@ -273,6 +286,7 @@ export class Executor {
       workers: this.#workers,
       program: toBinary(ProgramDescSchema, prepared.desc),
       seed: this.#seed,
+      cluster: this.#cluster,
       localThreads: () => scheduler.threads().map((t) => threadSnapshot(t, 0)),
       fail: (error) => failed.abort(error),
     });

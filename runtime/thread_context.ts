@@ -26,6 +26,18 @@ export interface RunServices {
   print(line: string): void;
   /** This worker's part of the run, when the run spans workers. */
   readonly pool?: PoolRun;
+  /** Where the run's cluster ops find workers and this process. */
+  readonly cluster?: ClusterSettings;
+}
+
+/** How a run's cluster ops find the workers and this process. */
+export interface ClusterSettings {
+  /** `--worker-addrs a,b,c`: the workers, ahead of RILL_WORKERS. */
+  readonly workerAddrs?: string;
+  /** `--listen HOST:PORT`: where this process serves. */
+  readonly selfAddr?: string;
+  /** The environment to read (RILL_WORKERS, the pod's); default the process's. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**

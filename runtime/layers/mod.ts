@@ -21,3 +21,4 @@ export * from "./go.ts";
 export * from "./select.ts";
 export * from "./timer.ts";
 export * from "./data.ts";
+export * from "./cluster.ts";

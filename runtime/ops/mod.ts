@@ -9,6 +9,7 @@ import type { OpDef } from "../op_def.ts";
 import { ARRAY_OPS } from "./array.ts";
 import { CHANNEL_OPS } from "./channel.ts";
 import { CONTROL_FLOW_OPS } from "./control_flow.ts";
+import { CLUSTER_OPS } from "./cluster.ts";
 import { DATA_OPS } from "./data.ts";
 import { ELEMENTWISE_OPS } from "./elementwise.ts";
 import { FEED_FETCH_OPS } from "./feed_fetch.ts";
@@ -72,5 +73,6 @@ export const OPS: ReadonlyMap<string, OpDef> = makeRegistry([
   ...SELECT_OPS,
   ...TIMER_OPS,
   ...DATA_OPS,
+  ...CLUSTER_OPS,
   ...FEED_FETCH_OPS,
 ]);

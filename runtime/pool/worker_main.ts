@@ -61,6 +61,7 @@ function start(init: WorkerInit): void {
     seed: init.seed,
     print: (line) => pool.print(line),
     pool,
+    cluster: init.cluster,
   };
   pool.attach(services);
   member.start({

@@ -16,6 +16,7 @@ import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
 import type { ThreadInfo } from "../../scheduler/thread_dump.ts";
 import { formatThreadDump } from "../../scheduler/thread_dump.ts";
+import type { ClusterSettings } from "../thread_context.ts";
 
 /** What the main thread sends a worker to start it. */
 export interface WorkerInit {
@@ -30,6 +31,8 @@ export interface WorkerInit {
   readonly program: Uint8Array;
   /** The run's seed. */
   readonly seed: number;
+  /** The run's cluster settings (plain data). */
+  readonly cluster?: ClusterSettings;
 }
 
 /** What a worker tells the main thread. */
@@ -58,6 +61,8 @@ export interface WorkerPoolOptions {
   readonly program: Uint8Array;
   /** The run's seed. */
   readonly seed: number;
+  /** The run's cluster settings. */
+  readonly cluster?: ClusterSettings;
   /** The main thread's own threads, for dumps. */
   readonly localThreads: () => readonly ThreadInfo[];
   /** Ends the run with a panic or a deadlock. */
@@ -100,6 +105,7 @@ export class WorkerPool {
         workers: options.workers,
         program: options.program,
         seed: options.seed,
+        cluster: options.cluster,
       };
       worker.postMessage(init);
       this.#workers.push(worker);

@@ -299,6 +299,7 @@ Deno.test("the CLI prints usage for --help and -h with exit 0", async () => {
         "--seed",
         "--feed",
         "--fetch",
+        "--worker-addrs",
         "--all-attrs",
       ]
     ) {
@@ -455,6 +456,10 @@ Deno.test("runCli() rejects bad flags and usage with exit 1 and one error line",
         'error: --device: "tpu" is not one of auto, webgpu, cpu\n',
       ],
       [[pb, "--feed", "x"], 'error: --feed: "x" should be name=file.npy\n'],
+      [
+        [pb, "--worker-addrs", "a:1,b"],
+        'error: --worker-addrs entry 2: "b": missing :port\n',
+      ],
       [[pb, "--feed", "=x.npy"], 'error: --feed: "=x.npy" names no variable\n'],
       [
         [pb, "--feed", `x=${join(dir, "none.npy")}`],

@@ -3,6 +3,7 @@ import { AttrError, readAttrs } from "../../../runtime/attr_read.ts";
 import type { AttrKind, OpDef } from "../../../runtime/op_def.ts";
 import { ARRAY_OPS } from "../../../runtime/ops/array.ts";
 import { CHANNEL_OPS } from "../../../runtime/ops/channel.ts";
+import { CLUSTER_OPS } from "../../../runtime/ops/cluster.ts";
 import { CONTROL_FLOW_OPS } from "../../../runtime/ops/control_flow.ts";
 import { DATA_OPS } from "../../../runtime/ops/data.ts";
 import { ELEMENTWISE_OPS } from "../../../runtime/ops/elementwise.ts";
@@ -32,6 +33,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   TIMER_OPS,
   DATA_OPS,
   FEED_FETCH_OPS,
+  CLUSTER_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
