@@ -77,6 +77,42 @@ export function normalizeAxis(
 }
 
 /**
+ * Which dims of a tensor a reduction reduces: `dims` (negative counting
+ * from the end), or every dim with `reduceAll` or no `dims`.
+ *
+ * @param shape The tensor's dims.
+ * @param options The reduction's dims and flags.
+ * @returns One flag per dim.
+ * @throws {RangeError} If a dim is out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { reducedDims } from "./_shape.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(reducedDims([2, 3, 4], { dims: [-1, 0] }), [true, false, true]);
+ * assertEquals(reducedDims([2, 3], {}), [true, true]);
+ * ```
+ */
+export function reducedDims(
+  shape: readonly number[],
+  options: {
+    readonly dims?: readonly number[];
+    readonly reduceAll?: boolean;
+  },
+): boolean[] {
+  const dims = options.dims ?? [];
+  const all = options.reduceAll === true || dims.length === 0;
+  const reduced = new Array<boolean>(shape.length).fill(all);
+  if (!all) {
+    for (const d of dims) {
+      reduced[normalizeAxis(d, shape.length, "reduce")] = true;
+    }
+  }
+  return reduced;
+}
+
+/**
  * Whether two shapes are equal dim by dim.
  *
  * @param a A shape.

@@ -13,6 +13,7 @@ import {
   contiguousStrides,
   formatShape,
   normalizeAxis,
+  reducedDims,
   sameShape,
   shapeSize,
 } from "../_shape.ts";
@@ -219,21 +220,6 @@ function storeResults(
     const round = isFloatDType(dtype) ? (v: number) => v : Math.trunc;
     for (let i = 0; i < acc.length; i++) out[i] = round(acc[i] / divisor);
   }
-}
-
-function reducedDims(
-  shape: readonly number[],
-  options: ReduceKernelOptions,
-): boolean[] {
-  const dims = options.dims ?? [];
-  const all = options.reduceAll === true || dims.length === 0;
-  const reduced = new Array<boolean>(shape.length).fill(all);
-  if (!all) {
-    for (const d of dims) {
-      reduced[normalizeAxis(d, shape.length, "reduce")] = true;
-    }
-  }
-  return reduced;
 }
 
 function outputShape(

@@ -14,6 +14,7 @@ import {
   contiguousStrides,
   formatShape,
   normalizeAxis,
+  reducedDims,
   shapeSize,
 } from "../_shape.ts";
 import type { ReduceKernelOptions, ReduceKind } from "../device.ts";
@@ -220,21 +221,6 @@ export function softmax(batch: GpuBatch, x: GpuTensor, axis = -1): GpuTensor {
 function grid(count: number): [number, number] {
   const x = Math.min(count, MAX_WORKGROUPS);
   return [x, Math.ceil(count / x)];
-}
-
-function reducedDims(
-  shape: readonly number[],
-  options: ReduceKernelOptions,
-): boolean[] {
-  const dims = options.dims ?? [];
-  const all = options.reduceAll === true || dims.length === 0;
-  const reduced = new Array<boolean>(shape.length).fill(all);
-  if (!all) {
-    for (const d of dims) {
-      reduced[normalizeAxis(d, shape.length, "reduce")] = true;
-    }
-  }
-  return reduced;
 }
 
 // p: [outputs, count, out rank, reduced rank, out dims, out strides,
