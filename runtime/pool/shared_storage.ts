@@ -21,9 +21,9 @@
  * Why a small budget: V8 counts a private ArrayBuffer's bytes toward its
  * next collection, but knows nothing of views on shared memory, so a loop
  * that makes large tensors would take fresh heap pages for each before a
- * finalizer runs, and a fresh page is expensive (touching one costs about
- * 25 µs on this VM, so a fresh 4 MiB tensor costs ~27 ms against ~1 ms for
- * a reused one). Past BUDGET_BYTES live, new arrays are private again;
+ * finalizer runs, and a fresh page is expensive (on this VM filling a
+ * fresh 4 MiB costs 12–27 ms, the same pages again under 1 ms:
+ * bench/fresh_pages.ts). Past BUDGET_BYTES live, new arrays are private again;
  * their pressure brings the collection that releases the shared ones,
  * whose warm blocks the next arrays reuse.
  *
