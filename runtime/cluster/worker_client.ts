@@ -1,0 +1,317 @@
+/**
+ * Calling a worker (see `worker_server.ts`) with Connect-RPC over one
+ * HTTP/2 connection, opened on the first call and shared by every call.
+ *
+ * Every call has a deadline, and every failure, whatever its cause (the
+ * worker refused, failed, took too long, died, or the connection broke),
+ * is a {@linkcode WorkerCallError} with a one-line message.
+ *
+ * @module
+ */
+
+import { create } from "@bufbuild/protobuf";
+import {
+  type Client,
+  Code,
+  ConnectError,
+  createClient,
+  type Interceptor,
+} from "@connectrpc/connect";
+import {
+  createConnectTransport,
+  createGrpcTransport,
+} from "@connectrpc/connect-node";
+import {
+  CallHeaderSchema,
+  type CallRequest,
+  CallRequestSchema,
+  WorkerService,
+} from "../../gen/rill/v1/rpc_pb.ts";
+import { readBack } from "../../kernels/device_tensor.ts";
+import type { Tensor } from "../../kernels/tensor.ts";
+import { bearerInterceptor, resolveToken } from "./_bearer_token.ts";
+import { HTTP2_SETTINGS, WideWindowSessionManager } from "./_http2_settings.ts";
+import { formatHostPort, parseHostPort } from "./host_port.ts";
+import {
+  DEFAULT_MAX_STREAM_BYTES,
+  encodeTensorParts,
+  namedTensorEntries,
+  type NamedTensors,
+  TensorAssembler,
+} from "./tensor_parts.ts";
+import { WorkerCallError } from "./worker_call_error.ts";
+import { DEFAULT_READ_MAX_BYTES } from "./worker_server.ts";
+
+/** Options for {@linkcode connectWorker}. */
+export interface ConnectWorkerOptions {
+  /**
+   * The token to send with every call; "" for none.
+   *
+   * @default {the `RILL_TOKEN` environment variable, if set and non-empty}
+   */
+  token?: string;
+  /**
+   * The environment to read `RILL_TOKEN` from.
+   *
+   * @default {Deno.env.toObject()}
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Connect over TLS and trust this CA (PEM) for the worker's certificate.
+   *
+   * @default {undefined} (plain HTTP/2)
+   */
+  ca?: string;
+  /**
+   * The deadline of each call and health check, in milliseconds.
+   *
+   * @default {60000}
+   */
+  timeoutMs?: number;
+  /**
+   * The size of request messages; the worker's `readMaxBytes` must admit
+   * it.
+   *
+   * @default {1048576}
+   */
+  chunkBytes?: number;
+  /**
+   * The largest reply message accepted, in bytes.
+   *
+   * @default {4194304}
+   */
+  readMaxBytes?: number;
+  /**
+   * The most bytes of tensors one reply may hold.
+   *
+   * @default {1073741824}
+   */
+  maxReplyBytes?: number;
+  /**
+   * The wire protocol: Connect's or gRPC's (both over HTTP/2).
+   *
+   * @default {"connect"}
+   */
+  protocol?: "connect" | "grpc";
+}
+
+/** Options for one call. */
+export interface WorkerCallOptions {
+  /**
+   * The deadline in milliseconds.
+   *
+   * @default {the client's `timeoutMs`}
+   */
+  timeoutMs?: number;
+  /**
+   * Cancels the call.
+   *
+   * @default {undefined}
+   */
+  signal?: AbortSignal;
+}
+
+/** A worker's answer to a health check. */
+export interface WorkerHealth {
+  /** Whether it takes calls. */
+  serving: boolean;
+  /** Calls it is serving now. */
+  callsInFlight: number;
+  /** Calls it has finished since it started. */
+  callsServed: bigint;
+}
+
+/** A connection to a worker. */
+export interface WorkerClient {
+  /** The worker's `host:port`. */
+  readonly addr: string;
+  /**
+   * Runs an endpoint on the worker.
+   *
+   * @param endpoint The endpoint's name.
+   * @param tensors The request's tensors.
+   * @param options The deadline and a cancel signal.
+   * @returns The reply's tensors, in the order the worker sent them.
+   * @throws {WorkerCallError} If the call fails in any way.
+   * @throws {TypeError} If a tensor name is empty or a value not a tensor.
+   */
+  call(
+    endpoint: string,
+    tensors: NamedTensors,
+    options?: WorkerCallOptions,
+  ): Promise<Map<string, Tensor>>;
+  /**
+   * Asks whether the worker is serving.
+   *
+   * @param options The deadline and a cancel signal.
+   * @returns Its state.
+   * @throws {WorkerCallError} If it does not answer in time.
+   */
+  health(options?: WorkerCallOptions): Promise<WorkerHealth>;
+  /** Closes the connection; calls in flight fail with `canceled`. */
+  close(): void;
+  /** Same as {@linkcode WorkerClient.close}, for `using`. */
+  [Symbol.dispose](): void;
+}
+
+/** The default deadline of a call: 60 s. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * Makes a client for the worker at `addr`. Nothing is dialled until the
+ * first call.
+ *
+ * @param addr The worker's `host:port`.
+ * @param options The token, the CA, the deadline and the limits.
+ * @returns The client.
+ * @throws {HostPortError} If `addr` is not a valid `host:port`.
+ * @throws {TypeError} If the token cannot travel in a header.
+ * @throws {RangeError} If `timeoutMs` is not a positive finite number.
+ *
+ * @example Usage
+ * ```ts
+ * import { connectWorker } from "./worker_client.ts";
+ * import { WorkerCallError } from "./worker_call_error.ts";
+ * import { Code } from "@connectrpc/connect";
+ * import { assertEquals, assertRejects } from "@std/assert";
+ *
+ * // A port that nothing listens on: the call fails at once.
+ * const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+ * const { port } = listener.addr;
+ * listener.close();
+ * using client = connectWorker(`127.0.0.1:${port}`, { token: "", timeoutMs: 2000 });
+ * const e = await assertRejects(() => client.health(), WorkerCallError);
+ * assertEquals(e.code, Code.Unavailable);
+ * ```
+ */
+export function connectWorker(
+  addr: string,
+  options: ConnectWorkerOptions = {},
+): WorkerClient {
+  const { host, port } = parseHostPort(addr, { source: "worker address" });
+  const target = formatHostPort(host, port);
+  const token = resolveToken(options.token, options.env);
+  const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const baseUrl = `${options.ca === undefined ? "http" : "https"}://${target}`;
+  const sessionManager = new WideWindowSessionManager(baseUrl, {}, {
+    settings: HTTP2_SETTINGS,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
+  const interceptors: Interceptor[] = token === undefined
+    ? []
+    : [bearerInterceptor(token)];
+  const transportOptions = {
+    baseUrl,
+    httpVersion: "2" as const,
+    sessionManager,
+    interceptors,
+    readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
+  };
+  const client: Client<typeof WorkerService> = createClient(
+    WorkerService,
+    options.protocol === "grpc"
+      ? createGrpcTransport(transportOptions)
+      : createConnectTransport(transportOptions),
+  );
+  let nextId = 1n;
+  let closed = false;
+  function close(): void {
+    if (closed) return;
+    closed = true;
+    sessionManager.abort();
+  }
+  return {
+    addr: target,
+    async call(endpoint, tensors, callOptions = {}) {
+      const entries = namedTensorEntries(tensors);
+      const deadline = checkTimeout(callOptions.timeoutMs ?? timeoutMs);
+      const requestId = nextId++;
+      try {
+        await readBack(entries.map(([, tensor]) => tensor));
+        const requests = requestMessages(requestId, endpoint, entries, options);
+        const assembler = new TensorAssembler({
+          maxBytes: options.maxReplyBytes ?? DEFAULT_MAX_STREAM_BYTES,
+        });
+        const replies = client.call(requests, {
+          timeoutMs: deadline,
+          signal: callOptions.signal,
+        });
+        let acknowledged = false;
+        for await (const reply of replies) {
+          if (!acknowledged) {
+            if (reply.requestId !== requestId || reply.parts.length > 0) {
+              throw new ConnectError(
+                `the reply does not acknowledge call ${requestId}`,
+                Code.Internal,
+              );
+            }
+            acknowledged = true;
+            continue;
+          }
+          for (const part of reply.parts) assembler.push(part);
+        }
+        if (!acknowledged) {
+          throw new ConnectError("the reply stream is empty", Code.Internal);
+        }
+        return assembler.finish();
+      } catch (error) {
+        throw WorkerCallError.from(error, {
+          addr: target,
+          endpoint,
+          timeoutMs: deadline,
+          canceledByCaller: closed || callOptions.signal?.aborted,
+        });
+      }
+    },
+    async health(callOptions = {}) {
+      const deadline = checkTimeout(callOptions.timeoutMs ?? timeoutMs);
+      try {
+        const reply = await client.health({}, {
+          timeoutMs: deadline,
+          signal: callOptions.signal,
+        });
+        return {
+          serving: reply.serving,
+          callsInFlight: reply.callsInFlight,
+          callsServed: reply.callsServed,
+        };
+      } catch (error) {
+        throw WorkerCallError.from(error, {
+          addr: target,
+          timeoutMs: deadline,
+          canceledByCaller: closed || callOptions.signal?.aborted,
+        });
+      }
+    },
+    close,
+    [Symbol.dispose]: close,
+  };
+}
+
+/** A call's request stream: the header, then the tensors' parts. */
+async function* requestMessages(
+  requestId: bigint,
+  endpoint: string,
+  entries: readonly (readonly [string, Tensor])[],
+  options: ConnectWorkerOptions,
+): AsyncGenerator<CallRequest> {
+  const header = create(CallHeaderSchema, { requestId, endpoint });
+  let first = true;
+  for (const parts of encodeTensorParts(entries, options)) {
+    yield create(CallRequestSchema, {
+      header: first ? header : undefined,
+      parts,
+    });
+    first = false;
+  }
+  if (first) yield create(CallRequestSchema, { header });
+}
+
+function checkTimeout(ms: number): number {
+  if (!(ms > 0 && Number.isFinite(ms))) {
+    throw new RangeError(
+      `worker call: timeoutMs ${ms} is not a positive number`,
+    );
+  }
+  return ms;
+}
