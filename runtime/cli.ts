@@ -1,7 +1,9 @@
 /**
  * The command line (design.md §5): `deno run -A mod.ts <program> [flags]`
  * validates and runs a program; `dump <program> [--all-attrs]` prints its
- * readable form.
+ * readable form; `transpile <program> --out-dir DIR` splits a program into
+ * a master and a worker; `worker DIR/worker.pb --listen HOST:PORT` serves
+ * the worker.
  * Exit codes: 0 success; 1 invalid input or usage (one `error:` line, no
  * stack trace, nothing run); 2 a panic or deadlock while running.
  *
@@ -22,6 +24,10 @@ import { fetchTargets } from "./feed_binding.ts";
 import { findModelFiles, isDirectory, loadModel } from "./model_dir.ts";
 import { readProgramFile } from "./program_file.ts";
 import { varKindOf } from "./var_info.ts";
+import {
+  transpileFiles,
+  WORKER_PARAMS_FILE,
+} from "./transpile/transpile_files.ts";
 
 const USAGE =
   `Rill runs Fluid-style concurrent programs (ProgramDesc protobufs).
@@ -29,6 +35,9 @@ const USAGE =
 Usage:
   deno run -A mod.ts <program.pb|program.txtpb|MODEL_DIR> [flags]
   deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> [--all-attrs]
+  deno run -A mod.ts transpile <program|MODEL_DIR> --out-dir DIR
+                     [--label-selector S] [--port N]
+  deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT
 
 A MODEL_DIR is a directory PaddlePaddle saved: __model__ or one *.pdmodel,
 and the parameters, one file per variable or combined (__params__,
@@ -52,6 +61,16 @@ Flags:
   --worker-addrs a,b,c
                      the workers kube_get_workers_addrs returns (host:port
                      each; default RILL_WORKERS, else Kubernetes in a pod)
+  --out-dir DIR      transpile: writes DIR/master.pb and DIR/worker.pb (and
+                     DIR/worker.pdiparams, the parameters of a model's
+                     worker); run the master with --worker-addrs, or in
+                     Kubernetes
+  --label-selector S transpile: the master's kube_get_workers_addrs picks
+                     the worker pods with this selector
+  --port N           transpile: the port workers listen on and the master
+                     dials (default: any, and in a pod its port named rill)
+  --listen HOST:PORT worker: where to serve (port 0 picks one); prints
+                     "listening on HOST:PORT", then serves until killed
   --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
                      op_callstack, ..., stop_gradient, ...), hidden by default
   --help             shows this text
@@ -191,6 +210,10 @@ async function runCommand(
         params: { type: "string" },
         "worker-addrs": { type: "string" },
         "all-attrs": { type: "boolean" },
+        "out-dir": { type: "string" },
+        "label-selector": { type: "string" },
+        port: { type: "string" },
+        listen: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -217,6 +240,32 @@ async function runCommand(
     const desc = await readProgramFile(program);
     io.stdout(dumpProgram(desc, { allAttrs: values["all-attrs"] }));
     return { code: 0 };
+  }
+  if (positionals[0] === "transpile") {
+    if (positionals.length !== 2 || values["out-dir"] === undefined) {
+      throw new ProgramError(
+        "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
+      );
+    }
+    const port = values.port === undefined
+      ? undefined
+      : positiveInt("--port", values.port, 0);
+    if (port !== undefined && port > 65535) {
+      throw new ProgramError(`--port: "${values.port}" is more than 65535`);
+    }
+    await transpileFiles(positionals[1], values["out-dir"], {
+      labelSelector: values["label-selector"],
+      port,
+    });
+    return { code: 0 };
+  }
+  if (positionals[0] === "worker") {
+    if (positionals.length !== 2 || values.listen === undefined) {
+      throw new ProgramError(
+        "usage: worker <worker.pb> --listen HOST:PORT",
+      );
+    }
+    return await serveWorkerProgram(positionals[1], values.listen, io);
   }
   if (values["all-attrs"]) {
     throw new ProgramError("--all-attrs: only the dump command takes it");
@@ -302,5 +351,28 @@ async function runCommand(
       }
     }
   }
+  return { code: 0 };
+}
+
+// The worker command: runs a worker program, its parameters read from
+// worker.pdiparams beside it when that exists, with --listen as the
+// address its listen_and_do serves at (and self_addr returns).
+async function serveWorkerProgram(
+  path: string,
+  listen: string,
+  io: CliIO,
+): Promise<CliResult> {
+  const slash = path.lastIndexOf("/");
+  const params = `${path.slice(0, slash + 1)}${WORKER_PARAMS_FILE}`;
+  const hasParams = await Deno.stat(params).then((s) => s.isFile, () => false);
+  const model = await loadModel(path, {
+    params: hasParams ? params : undefined,
+  });
+  const executor = new Executor({
+    device: "cpu",
+    cluster: { selfAddr: listen },
+    print: (l) => io.stdout(l + "\n"),
+  });
+  await executor.run(model, { file: model.file });
   return { code: 0 };
 }

@@ -89,7 +89,8 @@ export function arrayRead(
 }
 
 /**
- * `array_length`: the number of slots of `array` (int64).
+ * `array_length`: the number of slots of `array` (int64); given a RAW list
+ * (`kubeGetWorkersAddrs()`), its number of strings.
  *
  * @param array The array.
  * @param options Where to write.

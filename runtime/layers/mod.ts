@@ -22,3 +22,4 @@ export * from "./select.ts";
 export * from "./timer.ts";
 export * from "./data.ts";
 export * from "./cluster.ts";
+export * from "./rpc.ts";

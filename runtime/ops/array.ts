@@ -67,21 +67,24 @@ const readFromArray = defineOp({
   },
 });
 
+// X may also be a RAW list, so that a master can count its workers
+// (kube_get_workers_addrs's Out) without a length op of its own.
 const arrayLength = defineOp({
   type: "array_length",
-  summary: "Out = the number of slots of X (int64)",
-  inputs: { X: slot.array() },
+  summary:
+    "Out = the number of slots of X (int64); for a RAW list, its number of strings",
+  inputs: { X: slot.any() },
   outputs: { Out: slot.tensor() },
   attrs: {},
   infer: () => ({ Out: { dtype: "int64", shape: [1] } }),
   prepare(ctx) {
     const x = ctx.input("X");
     const out = ctx.output("Out");
-    return (scope) =>
-      out.write(
-        scope,
-        Tensor.fromArray([BigInt(x.array(scope).length)], "int64", [1]),
-      );
+    return (scope) => {
+      const v = x.read(scope);
+      const length = Array.isArray(v) ? v.length : x.array(scope).length;
+      out.write(scope, Tensor.fromArray([BigInt(length)], "int64", [1]));
+    };
   },
 });
 

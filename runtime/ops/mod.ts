@@ -16,6 +16,7 @@ import { FEED_FETCH_OPS } from "./feed_fetch.ts";
 import { GO_OPS } from "./go.ts";
 import { PRINT_OPS } from "./print.ts";
 import { REDUCE_OPS } from "./reduce.ts";
+import { RPC_OPS } from "./rpc.ts";
 import { SELECT_OPS } from "./select.ts";
 import { SHAPE_OPS } from "./shape.ts";
 import { TIMER_OPS } from "./timer.ts";
@@ -75,4 +76,5 @@ export const OPS: ReadonlyMap<string, OpDef> = makeRegistry([
   ...DATA_OPS,
   ...CLUSTER_OPS,
   ...FEED_FETCH_OPS,
+  ...RPC_OPS,
 ]);

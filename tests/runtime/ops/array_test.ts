@@ -86,6 +86,15 @@ testOpCases("ARRAY_OPS", ARRAY_OPS, {
     what: "counts slots as int64",
     build: () => arrayLength(twoItems()),
     tensors: [{ dtype: "int64", shape: [1], values: [2n] }],
+  }, {
+    // A declared RAW variable starts as the empty list (design.md §2);
+    // tests/runtime/ops/rpc_test.ts counts a list of workers.
+    what: "counts a RAW list's strings",
+    build: () => {
+      const block = defaultProgram().currentBlock;
+      return arrayLength(block.createVar({ name: "addrs", kind: "raw" }));
+    },
+    tensors: [{ dtype: "int64", shape: [1], values: [0n] }],
   }],
   split_to_array: [
     {

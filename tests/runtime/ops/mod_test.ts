@@ -12,6 +12,7 @@ import { GO_OPS } from "../../../runtime/ops/go.ts";
 import { makeRegistry, OPS } from "../../../runtime/ops/mod.ts";
 import { PRINT_OPS } from "../../../runtime/ops/print.ts";
 import { REDUCE_OPS } from "../../../runtime/ops/reduce.ts";
+import { RPC_OPS } from "../../../runtime/ops/rpc.ts";
 import { SELECT_OPS } from "../../../runtime/ops/select.ts";
 import { SHAPE_OPS } from "../../../runtime/ops/shape.ts";
 import { TIMER_OPS } from "../../../runtime/ops/timer.ts";
@@ -34,6 +35,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   DATA_OPS,
   FEED_FETCH_OPS,
   CLUSTER_OPS,
+  RPC_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {

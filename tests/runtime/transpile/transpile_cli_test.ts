@@ -1,0 +1,229 @@
+// The transpile and worker commands with real processes on 127.0.0.1:
+// three workers and a master print exactly what the original program
+// prints in one process for the design doc's mult, and the same up to the
+// last float32 digit for a Paddle model directory; a dead worker fails the master with one clear panic, in
+// bounded time. Every process is killed and every directory removed in
+// `finally`.
+
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { assignValue, mul, print, Program, read } from "../../../mod.ts";
+import { encodeNpy } from "../../../kernels/npy.ts";
+import { Tensor } from "../../../kernels/tensor.ts";
+import { ROOT, runRill } from "../../_helpers/rill_process.ts";
+import { within } from "../../_helpers/within.ts";
+import { withTempDir } from "../../_helpers/with_temp_dir.ts";
+
+const MLP = `${ROOT}tests/data/paddle_models/recognize_digits_mlp`;
+
+/** How long a worker may take to print its address. */
+const LISTEN_TIMEOUT_MS = 30_000;
+/** How long a master run may take. */
+const RUN_TIMEOUT_MS = 60_000;
+
+/** A worker process and the address it printed. */
+interface WorkerProcess {
+  readonly child: Deno.ChildProcess;
+  readonly addr: string;
+}
+
+/** Starts `worker <workerPb> --listen 127.0.0.1:0`; reads its one line. */
+async function startWorker(workerPb: string): Promise<WorkerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      `${ROOT}mod.ts`,
+      "worker",
+      workerPb,
+      "--listen",
+      "127.0.0.1:0",
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let text = "";
+    // Bounded: a line arrives, the stream ends, or the timeout fires.
+    while (!text.includes("\n")) {
+      const { value, done } = await within(LISTEN_TIMEOUT_MS, reader.read());
+      if (done) break;
+      text += value;
+    }
+    const line = /^listening on (\S+)\n/.exec(text);
+    if (line === null) {
+      throw new Error(`worker printed ${JSON.stringify(text)}`);
+    }
+    return { child, addr: line[1] };
+  } catch (error) {
+    child.kill();
+    await child.status;
+    throw error;
+  } finally {
+    reader.releaseLock();
+    // Nothing more is read; let the pipe go.
+    child.stdout.cancel().catch(() => {});
+  }
+}
+
+async function stopAll(workers: readonly WorkerProcess[]): Promise<void> {
+  for (const w of workers) {
+    try {
+      w.child.kill();
+    } catch {
+      // already gone
+    }
+    await w.child.status;
+  }
+}
+
+/** Runs the original and the distributed program; returns both outputs. */
+async function bothRuns(
+  dir: string,
+  program: string,
+  flags: readonly string[],
+  workerCount: number,
+): Promise<{ single: string; distributed: string; stderr: string }> {
+  const out = `${dir}/out`;
+  const t = await runRill(["transpile", program, "--out-dir", out]);
+  assertEquals([t.code, t.stderr], [0, ""]);
+  const single = await runRill([program, ...flags]);
+  assertEquals(single.code, 0, single.stderr);
+  const workers: WorkerProcess[] = [];
+  try {
+    for (let i = 0; i < workerCount; i++) {
+      workers.push(await startWorker(`${out}/worker.pb`));
+    }
+    const addrs = workers.map((w) => w.addr).join(",");
+    const run = await within(
+      RUN_TIMEOUT_MS,
+      runRill([`${out}/master.pb`, ...flags, "--worker-addrs", addrs]),
+    );
+    return {
+      single: single.stdout,
+      distributed: run.stdout,
+      stderr: run.stderr,
+    };
+  } finally {
+    await stopAll(workers);
+  }
+}
+
+async function writeMult(dir: string): Promise<string> {
+  const x = Tensor.fromArray(
+    Array.from({ length: 7 }, (_, i) => [i + 1, 2 * i - 3]),
+    "float32",
+  );
+  await Deno.writeFile(`${dir}/x.npy`, encodeNpy(x));
+  const p = new Program();
+  p.guard(() => {
+    const [xs] = read(`${dir}/x.npy`);
+    print(mul(xs, assignValue([1, 3, 2, 4], { shape: [2, 2] })), {
+      message: "Y",
+    });
+  });
+  await p.save(`${dir}/mult.pb`);
+  return `${dir}/mult.pb`;
+}
+
+Deno.test("transpile + 3 workers: mult prints what one process prints", async () => {
+  await withTempDir(async (dir) => {
+    const runs = await bothRuns(dir, await writeMult(dir), [], 3);
+    assertEquals(runs.stderr, "");
+    assertStringIncludes(runs.single, "Y [[");
+    assertEquals(runs.distributed, runs.single);
+  });
+});
+
+Deno.test("transpile + 3 workers: a model directory fetches what one process fetches", async () => {
+  await withTempDir(async (dir) => {
+    const rows = Tensor.fromArray(
+      Array.from({ length: 5 * 784 }, (_, i) => ((i * 37) % 101) / 101 - 0.5),
+      "float32",
+      [5, 1, 28, 28],
+    );
+    await Deno.writeFile(`${dir}/img.npy`, encodeNpy(rows));
+    const runs = await bothRuns(dir, MLP, ["--feed", `img=${dir}/img.npy`], 3);
+    assertEquals(runs.stderr, "");
+    assertStringIncludes(runs.single, "fc_2.tmp_2 [[");
+    // Not bit-exact: the CPU matmul's summation order depends on how many
+    // rows it is given (5 here, 2 + 2 + 1 on the workers), so the last
+    // float32 digit may differ. Same shape, and every value within 1e-6.
+    const numbers = (text: string) => text.match(/-?\d[\d.e+-]*/g)!.map(Number);
+    const [got, want] = [numbers(runs.distributed), numbers(runs.single)];
+    assertEquals(got.length, want.length);
+    got.forEach((v, i) =>
+      assert(Math.abs(v - want[i]) <= 1e-6, `${v} vs ${want[i]}`)
+    );
+    assertEquals(
+      runs.distributed.replace(/[\d.e+-]+/g, "n"),
+      runs.single.replace(/[\d.e+-]+/g, "n"),
+    );
+  });
+});
+
+Deno.test("a dead worker fails the master with one panic naming it, in bounded time", async () => {
+  await withTempDir(async (dir) => {
+    const out = `${dir}/out`;
+    const t = await runRill([
+      "transpile",
+      await writeMult(dir),
+      "--out-dir",
+      out,
+    ]);
+    assertEquals(t.code, 0, t.stderr);
+    const workers: WorkerProcess[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        workers.push(await startWorker(`${out}/worker.pb`));
+      }
+      const dead = workers[1];
+      dead.child.kill("SIGKILL");
+      await dead.child.status;
+      const started = Date.now();
+      const run = await within(
+        RUN_TIMEOUT_MS,
+        runRill([
+          `${out}/master.pb`,
+          "--worker-addrs",
+          workers.map((w) => w.addr).join(","),
+        ]),
+      );
+      assertEquals(run.code, 2);
+      assertEquals(run.stdout, "");
+      assertStringIncludes(run.stderr, `panic: recv: worker ${dead.addr}`);
+      assertStringIncludes(run.stderr, "unavailable");
+      assert(Date.now() - started < 20_000, "the master took too long to fail");
+    } finally {
+      await stopAll(workers);
+    }
+  });
+});
+
+Deno.test("transpile prints one error line naming the op and variable it cannot split", async () => {
+  await withTempDir(async (dir) => {
+    const p = new Program();
+    p.guard(() => {
+      const [x] = read(`${dir}/x.npy`);
+      print(mul(assignValue([1, 2, 3, 4], { shape: [2, 2] }), x));
+    });
+    await p.save(`${dir}/bad.pb`);
+    const t = await runRill([
+      "transpile",
+      `${dir}/bad.pb`,
+      "--out-dir",
+      `${dir}/out`,
+    ]);
+    assertEquals(t.code, 1);
+    assertEquals(t.stderr.split("\n").length, 2, t.stderr);
+    assert(
+      t.stderr.startsWith("error: block 0 op 2 (mul): cannot split"),
+      t.stderr,
+    );
+    assertStringIncludes(t.stderr, '"read.out_0"');
+  });
+});
