@@ -1,9 +1,10 @@
 // Matrix products: Fluid's `mul` (operands flattened to matrices) and the
 // batched, broadcasting `matmul`.
 //
-// Large float32 products (m·n·k >= WASM_MIN_WORK) run the WebAssembly SIMD
-// kernel of `wasm/gemm.ts`: they accumulate in float32, rounding once per
-// multiply and per add, like any sgemm and like a float32 GPU kernel.
+// Float32 products with enough work per row of the result (n·k >=
+// WASM_MIN_ROW_WORK) run the WebAssembly SIMD kernel of `wasm/gemm.ts`:
+// they accumulate in float32, rounding once per multiply and per add, like
+// any sgemm and like a float32 GPU kernel.
 // Everything else has one kernel per domain, each in i-k-j order: the inner
 // loop walks a row of Y and a row of the accumulator with stride 1. Smaller
 // float products, and all float64 and float16 ones, accumulate in float64
@@ -30,12 +31,14 @@ import { cast } from "./cast.ts";
 import { transpose } from "./shape.ts";
 import { matmulFloat32 } from "./wasm/gemm.ts";
 
-// The float32 work (m·n·k) from which the WASM kernel runs. It is faster
-// from the smallest products (2–4× at 4³, 6× at 16³, 15–17× from 96³ on,
-// skinny shapes such as 1000×1000×1 included), but below 16³ both paths
-// take under 6 µs; there the float64 accumulation's exact small results are
-// worth more than the time.
-const WASM_MIN_WORK = 16 ** 3;
+// The float32 work per row of the result (n·k) from which the WASM kernel
+// runs. It is faster from the smallest products (2–4× at 4³, 6× at 16³,
+// 15–17× from 96³ on), but for tiny rows both paths take microseconds, and
+// there the float64 accumulation's exact small results are worth more.
+// The choice looks at a row's work, never at the number of rows, so that a
+// row comes out with the same bits however the rows are split (across
+// workers, or across processes by the transpiler).
+const WASM_MIN_ROW_WORK = 16 ** 2;
 
 /**
  * Fluid's `mul`: X flattened to a matrix at `xNumColDims` (rows are the dims
@@ -225,7 +228,7 @@ function gemm(
   alpha: number,
   gemmFloat32: Float32Gemm = matmulFloat32,
 ): void {
-  if (dtype === "float32" && m * n * k >= WASM_MIN_WORK) {
+  if (dtype === "float32" && n * k >= WASM_MIN_ROW_WORK && m > 0) {
     gemmFloat32(
       { data: a as Float32Array, rows: m, cols: k },
       { data: b as Float32Array, rows: k, cols: n },
