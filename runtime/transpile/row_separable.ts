@@ -14,27 +14,15 @@
  * @module
  */
 import type { OpDesc, VarDesc } from "../../gen/rill/v1/framework_pb.ts";
+import { UNARY_KINDS } from "../../kernels/device.ts";
 import { readAttrs } from "../attr_read.ts";
 import { ProgramError } from "../errors.ts";
 import { OPS } from "../ops/mod.ts";
 import { varInfoOf } from "../var_info.ts";
 
-/** Ops that act on each element alone. */
+/** Ops that act on each element alone (the unary ops are named as their kinds). */
 const ELEMENT_OPS: ReadonlySet<string> = new Set([
-  "relu",
-  "sigmoid",
-  "tanh",
-  "exp",
-  "log",
-  "sqrt",
-  "abs",
-  "square",
-  "sin",
-  "cos",
-  "floor",
-  "ceil",
-  "round",
-  "reciprocal",
+  ...UNARY_KINDS,
   "scale",
   "cast",
   "assign",
