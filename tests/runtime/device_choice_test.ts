@@ -7,6 +7,7 @@ import {
   elementwiseAdd,
   Executor,
   fillConstant,
+  go,
   greaterThan,
   lessThan,
   matmul,
@@ -131,5 +132,26 @@ Deno.test({
       }
       assert(worst < 1e-4, `${name}: off by ${worst}`);
     }
+  },
+});
+
+Deno.test({
+  name:
+    "Executor with workers runs the CPU kernels on every worker, and says so",
+  ...gpuTest,
+  async fn() {
+    const p = new Program();
+    p.guard(() => {
+      // A movable goroutine makes the run pooled.
+      const x = uniformRandom({ shape: [200, 128], seed: 1 });
+      go(() => print(mean(x)));
+    });
+    const { device } = await new Executor({
+      device: "webgpu",
+      workers: 2,
+      print: () => {},
+    }).run(p);
+    assert(device.startsWith("cpu (webgpu ("), device);
+    assert(device.endsWith("but a run with workers uses the CPU)"), device);
   },
 });
