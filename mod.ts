@@ -80,6 +80,13 @@ export type { RunServices, ThreadContext } from "./runtime/thread_context.ts";
 export { runCli } from "./runtime/cli.ts";
 export type { CliIO, CliResult } from "./runtime/cli.ts";
 export { Tensor } from "./kernels/tensor.ts";
+export {
+  type DeviceHome,
+  DeviceTensor,
+  ElementsOnDevice,
+  readBack,
+} from "./kernels/device_tensor.ts";
+export type { DeviceChoice, DeviceName } from "./runtime/device_choice.ts";
 export type { NestedArray, NestedValue } from "./kernels/tensor.ts";
 export type { DType, Scalar, TypedArray } from "./kernels/dtype.ts";
 export type {

@@ -182,7 +182,9 @@ export class Executor {
    * feed must fit its variable's declaration (kind, dtype, rank, declared
    * dims), and every block-0 `feed` op must have a feed, or nothing runs.
    * A fetched variable that the run never wrote is a `Panic` at the end of
-   * the run.
+   * the run. Fetched tensors come back on the host; other values left in
+   * the scope may still be `DeviceTensor`s on a GPU: `readBack` them before
+   * reading their `data`.
    *
    * @param program The program, or a builder `Program` (with parameters).
    * @param options Feeds, fetches, scope.
