@@ -1,0 +1,488 @@
+// deploy/k8s/ checked offline, without a cluster: every manifest against the
+// Kubernetes schemas (kubernetes-models' validators for the required fields
+// and types, and its TypeScript types for unknown fields), then against each
+// other and against README.md's "Running on Kubernetes" walkthrough: the
+// selector baked into the master by that walkthrough's `transpile` picks
+// the worker pods and not the master, the master's service account may
+// list pods, the workers serve on a port named `rill`, and the pods learn
+// who they are from the downward API and the token from one Secret.
+//
+// kubernetes-models and yaml are imported here only, by pinned npm:
+// specifiers, not through deno.json's imports, so that no module of the
+// library can reach them; tests/first_run_test.ts checks that mod.ts does not.
+// deno-lint-ignore-file no-import-prefix
+
+import { assert, assertEquals } from "@std/assert";
+import { join } from "@std/path";
+import { parseAllDocuments } from "npm:yaml@2.9.1";
+import {
+  type IContainer,
+  type IPodSpec,
+  type IService,
+  type IServiceAccount,
+  Namespace,
+  Service,
+  ServiceAccount,
+} from "npm:kubernetes-models@5.1.0/v1";
+import {
+  type IStatefulSet,
+  StatefulSet,
+} from "npm:kubernetes-models@5.1.0/apps/v1";
+import { type IJob, Job } from "npm:kubernetes-models@5.1.0/batch/v1";
+import {
+  type IRole,
+  type IRoleBinding,
+  Role,
+  RoleBinding,
+} from "npm:kubernetes-models@5.1.0/rbac.authorization.k8s.io/v1";
+import { readProgramFile } from "../../runtime/program_file.ts";
+import { ROOT, runRill } from "../_helpers/rill_process.ts";
+import { withTempDir } from "../_helpers/with_temp_dir.ts";
+
+const K8S_DIR = join(ROOT, "deploy", "k8s");
+const NAMESPACE = "rill";
+const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** A model class of kubernetes-models: builds from data, validates. */
+interface ModelClass {
+  new (data: never): { validate(): void };
+}
+
+/**
+ * The kinds deploy/k8s/ may hold, by `apiVersion kind`: each with its
+ * model class, and the module and interface that type it (for the
+ * unknown-field check).
+ */
+const KINDS: Record<
+  string,
+  { model: ModelClass; module: string; type: string }
+> = {
+  "v1 Namespace": { model: Namespace, module: "v1", type: "INamespace" },
+  "v1 ServiceAccount": {
+    model: ServiceAccount,
+    module: "v1",
+    type: "IServiceAccount",
+  },
+  "v1 Service": { model: Service, module: "v1", type: "IService" },
+  "apps/v1 StatefulSet": {
+    model: StatefulSet,
+    module: "apps/v1",
+    type: "IStatefulSet",
+  },
+  "batch/v1 Job": { model: Job, module: "batch/v1", type: "IJob" },
+  "rbac.authorization.k8s.io/v1 Role": {
+    model: Role,
+    module: "rbac.authorization.k8s.io/v1",
+    type: "IRole",
+  },
+  "rbac.authorization.k8s.io/v1 RoleBinding": {
+    model: RoleBinding,
+    module: "rbac.authorization.k8s.io/v1",
+    type: "IRoleBinding",
+  },
+};
+
+/** One YAML document of a manifest file. */
+interface Manifest {
+  /** `file#n`, n counting documents from 1. */
+  where: string;
+  /** `apiVersion kind`. */
+  key: string;
+  // deno-lint-ignore no-explicit-any
+  doc: any;
+}
+
+/** Every document of every deploy/k8s/*.yaml, in file order. */
+function readManifests(): Manifest[] {
+  const files = [...Deno.readDirSync(K8S_DIR)]
+    .filter((e) => e.isFile && /\.ya?ml$/.test(e.name))
+    .map((e) => e.name)
+    .sort();
+  assert(files.length > 0, "deploy/k8s/ holds no manifest");
+  const manifests: Manifest[] = [];
+  for (const file of files) {
+    const docs = parseAllDocuments(
+      Deno.readTextFileSync(join(K8S_DIR, file)),
+    );
+    assert(Array.isArray(docs), `${file}: not a YAML stream`);
+    docs.forEach((parsed, i) => {
+      const where = `${file}#${i + 1}`;
+      assertEquals(parsed.errors, [], `${where}: YAML errors`);
+      const doc = parsed.toJS();
+      if (doc === null) return; // an empty document, as after a last `---`
+      manifests.push({ where, key: `${doc.apiVersion} ${doc.kind}`, doc });
+    });
+  }
+  return manifests;
+}
+
+const MANIFESTS = readManifests();
+
+/** `value`, which must be there (not null or undefined). */
+function present<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`no ${what}`);
+  return value;
+}
+
+/** The one manifest of `key` named `name`. */
+// deno-lint-ignore no-explicit-any
+function find(key: string, name: string): any {
+  const found = MANIFESTS.filter((m) =>
+    m.key === key && m.doc.metadata?.name === name
+  );
+  assertEquals(found.length, 1, `one ${key} named "${name}"`);
+  return found[0].doc;
+}
+
+/** The one manifest of `key`. */
+// deno-lint-ignore no-explicit-any
+function only(key: string): any {
+  const found = MANIFESTS.filter((m) => m.key === key);
+  assertEquals(found.length, 1, `one ${key}`);
+  return found[0].doc;
+}
+
+/** The "Running on Kubernetes" section of README.md. */
+function readmeSection(): string {
+  const readme = Deno.readTextFileSync(join(ROOT, "README.md"));
+  const start = readme.indexOf("\n## Running on Kubernetes\n");
+  assert(start >= 0, 'README.md has no "Running on Kubernetes" section');
+  const end = readme.indexOf("\n## ", start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/**
+ * Whether a Kubernetes label selector (equality- and set-based:
+ * `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, joined
+ * by commas) picks a pod with `labels`.
+ */
+function selects(
+  selector: string,
+  labels: Readonly<Record<string, string>>,
+): boolean {
+  const requirements = selector.split(/,(?![^(]*\))/).map((r) => r.trim());
+  return requirements.every((r) => {
+    let m = /^([\w./-]+)\s*(==|=|!=)\s*([\w.-]*)$/.exec(r);
+    if (m) {
+      const [, key, op, value] = m;
+      return op === "!=" ? labels[key] !== value : labels[key] === value;
+    }
+    m = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(r);
+    if (m) {
+      const values = m[3].split(",").map((v) => v.trim());
+      const has = m[1] in labels && values.includes(labels[m[1]]);
+      return m[2] === "in" ? has : !has;
+    }
+    m = /^(!?)([\w./-]+)$/.exec(r);
+    if (m) return (m[2] in labels) !== (m[1] === "!");
+    throw new Error(`not a label selector requirement: "${r}"`);
+  });
+}
+
+/** Whether every entry of `sub` is in `labels`. */
+function within(
+  sub: Readonly<Record<string, string>>,
+  labels: Readonly<Record<string, string>>,
+): boolean {
+  return Object.entries(sub).every(([k, v]) => labels[k] === v);
+}
+
+/** The one container of a pod spec. */
+function onlyContainer(spec: IPodSpec, who: string): IContainer {
+  assertEquals(spec.containers.length, 1, `${who}: one container`);
+  return spec.containers[0];
+}
+
+/** The value of `--flag=value` among a command's words. */
+function flagValue(words: readonly string[], flag: string): string {
+  const word = present(
+    words.find((w) => w.startsWith(`${flag}=`)),
+    `${flag}= in ${words.join(" ")}`,
+  );
+  return word.slice(flag.length + 1);
+}
+
+/** The workers' StatefulSet. */
+function statefulSet(): IStatefulSet {
+  return only("apps/v1 StatefulSet");
+}
+
+/** The master's Job. */
+function job(): IJob {
+  return only("batch/v1 Job");
+}
+
+/** The worker pods' spec. */
+function workerSpec(): IPodSpec {
+  return statefulSet().spec!.template.spec!;
+}
+
+/** The master pod's spec. */
+function masterSpec(): IPodSpec {
+  return job().spec!.template.spec!;
+}
+
+// ---- schemas
+
+Deno.test("deploy/k8s manifests validate against the Kubernetes schemas", () => {
+  for (const { where, key, doc } of MANIFESTS) {
+    const kind = KINDS[key];
+    assert(kind, `${where}: no model for ${key}`);
+    try {
+      new kind.model(doc as never).validate();
+    } catch (e) {
+      throw new Error(`${where} (${key}): ${(e as Error).message}`);
+    }
+    if (doc.kind !== "Namespace") {
+      assertEquals(doc.metadata.namespace, NAMESPACE, `${where}: namespace`);
+    }
+  }
+  for (
+    const key of [
+      "v1 Service",
+      "apps/v1 StatefulSet",
+      "batch/v1 Job",
+      "rbac.authorization.k8s.io/v1 Role",
+      "rbac.authorization.k8s.io/v1 RoleBinding",
+    ]
+  ) {
+    assert(MANIFESTS.some((m) => m.key === key), `deploy/k8s has no ${key}`);
+  }
+});
+
+Deno.test("deploy/k8s manifests have no field the Kubernetes types lack", async () => {
+  // The validators ignore unknown fields (a misspelt `readinesProbe` would
+  // pass, and the API server would drop it); TypeScript's excess property
+  // check on each document as an object literal catches them.
+  await withTempDir(async (dir) => {
+    const lines = MANIFESTS.map(({ where, key, doc }, i) => {
+      const { module, type } = KINDS[key];
+      return [
+        `import type { ${type} as T${i} } from "npm:kubernetes-models@5.1.0/${module}";`,
+        `// ${where}`,
+        `export const m${i} = ${JSON.stringify(doc)} satisfies T${i};`,
+      ].join("\n");
+    });
+    const file = join(dir, "manifests.ts");
+    await Deno.writeTextFile(file, lines.join("\n") + "\n");
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--quiet", "--no-config", "--no-lock", file],
+      cwd: dir,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    assert(
+      output.success,
+      `unknown or mistyped fields:\n${new TextDecoder().decode(output.stderr)}`,
+    );
+  });
+});
+
+// ---- the workers
+
+Deno.test("the headless Service and the StatefulSet pick the worker pods", () => {
+  const set = statefulSet();
+  const labels = set.spec!.template.metadata!.labels!;
+  const service: IService = find("v1 Service", set.spec!.serviceName!);
+  assertEquals(service.spec!.clusterIP, "None");
+  assert(
+    within(set.spec!.selector.matchLabels!, labels),
+    "StatefulSet selector",
+  );
+  assert(within(service.spec!.selector!, labels), "Service selector");
+  const port = present(
+    service.spec!.ports!.find((p) => p.name === "rill"),
+    "Service port named rill",
+  );
+  assertEquals(port.targetPort, "rill");
+});
+
+Deno.test("the worker serves its program on the container port named rill, probed for readiness", () => {
+  const worker = onlyContainer(workerSpec(), "worker");
+  const rill = present(
+    worker.ports?.find((p) => p.name === "rill"),
+    "worker container port named rill",
+  );
+  assertEquals(rill.protocol ?? "TCP", "TCP");
+  assertEquals(worker.args, [
+    "worker",
+    "/program/worker.pb",
+    "--listen",
+    `0.0.0.0:${rill.containerPort}`,
+  ]);
+  const probe = worker.readinessProbe?.tcpSocket?.port;
+  assert(
+    probe === "rill" || probe === rill.containerPort,
+    `readiness probe port ${probe}`,
+  );
+});
+
+// ---- the master
+
+Deno.test("the selector README's transpile bakes into master.pb picks the workers, not the master", async () => {
+  const command = present(
+    /^\s*deno run -A mod\.ts (transpile [^\n]*)$/m.exec(readmeSection()),
+    "transpile command in README's Kubernetes section",
+  );
+  const args = command[1].split(/\s+/);
+  await withTempDir(async (dir) => {
+    const at = args.indexOf("--out-dir");
+    assert(at > 0, "transpile without --out-dir");
+    args[at + 1] = dir;
+    const run = await runRill(args);
+    assertEquals(run.code, 0, run.stderr);
+    const master = await readProgramFile(join(dir, "master.pb"));
+    const discovery = master.blocks[0].ops.filter((op) =>
+      op.type === "kube_get_workers_addrs"
+    );
+    assertEquals(discovery.length, 1, "one kube_get_workers_addrs");
+    const attr = (name: string) =>
+      discovery[0].attrs.find((a) => a.name === name);
+    const selector = attr("label_selector")?.s ?? "";
+    assert(selector !== "", "master.pb has no label_selector");
+    assert(
+      selects(selector, statefulSet().spec!.template.metadata!.labels!),
+      `"${selector}" does not pick the worker pods`,
+    );
+    assert(
+      !selects(selector, job().spec!.template.metadata!.labels!),
+      `"${selector}" picks the master's own pod`,
+    );
+    // No --port: the master dials each pod's port named rill.
+    assertEquals(attr("port")?.i ?? 0, 0);
+    assertEquals(
+      (attr("namespace")?.s ?? "") || NAMESPACE,
+      NAMESPACE,
+      "the master searches its own namespace",
+    );
+  });
+});
+
+Deno.test("the master's service account may list pods in its namespace", () => {
+  const spec = masterSpec();
+  const account: IServiceAccount = find(
+    "v1 ServiceAccount",
+    spec.serviceAccountName!,
+  );
+  assert(spec.automountServiceAccountToken !== false, "the master's token");
+  assert(account.automountServiceAccountToken !== false, "the account's token");
+  const bindings = MANIFESTS.filter((m) =>
+    m.key === "rbac.authorization.k8s.io/v1 RoleBinding"
+  ).map((m) => m.doc as IRoleBinding).filter((b) =>
+    b.subjects?.some((s) =>
+      s.kind === "ServiceAccount" && s.name === account.metadata!.name &&
+      (s.namespace ?? b.metadata!.namespace) === NAMESPACE
+    )
+  );
+  assertEquals(bindings.length, 1, "one RoleBinding of the master's account");
+  const { roleRef } = bindings[0];
+  assertEquals(roleRef.kind, "Role");
+  assertEquals(roleRef.apiGroup, "rbac.authorization.k8s.io");
+  const role: IRole = find("rbac.authorization.k8s.io/v1 Role", roleRef.name);
+  assertEquals(role.metadata!.namespace, NAMESPACE);
+  for (const verb of ["get", "list", "watch"]) {
+    assert(
+      role.rules!.some((r) =>
+        r.apiGroups?.includes("") && r.resources?.includes("pods") &&
+        r.verbs.includes(verb)
+      ),
+      `the Role does not allow ${verb} on pods`,
+    );
+  }
+  // Deno lets the master read the token and CA it lists pods with.
+  const master = onlyContainer(spec, "master");
+  const readable = flagValue(master.command!, "--allow-read").split(",");
+  assert(
+    readable.includes(SERVICE_ACCOUNT_DIR),
+    "--allow-read lacks the token",
+  );
+});
+
+Deno.test("the master runs master.pb, once, with no restarts in the pod", () => {
+  const spec = masterSpec();
+  assertEquals(spec.restartPolicy, "Never");
+  const master = onlyContainer(spec, "master");
+  assertEquals(master.args?.[0], "/program/master.pb");
+});
+
+// ---- both
+
+Deno.test("pods get POD_NAME and POD_IP from the downward API and RILL_TOKEN from the README's Secret", () => {
+  const secret = present(
+    /kubectl -n (\S+) create secret generic (\S+) --from-literal=(\w+)=/.exec(
+      readmeSection(),
+    ),
+    "Secret created in README's Kubernetes section",
+  );
+  assertEquals(secret[1], NAMESPACE);
+  for (
+    const [who, spec] of [["worker", workerSpec()], [
+      "master",
+      masterSpec(),
+    ]] as const
+  ) {
+    const env = onlyContainer(spec, who).env ?? [];
+    const byName = (name: string) => {
+      const found = env.filter((e) => e.name === name);
+      assertEquals(found.length, 1, `${who}: one ${name}`);
+      assertEquals(found[0].value, undefined, `${who}: ${name} is a literal`);
+      return found[0].valueFrom;
+    };
+    assertEquals(byName("POD_NAME")?.fieldRef?.fieldPath, "metadata.name");
+    assertEquals(byName("POD_IP")?.fieldRef?.fieldPath, "status.podIP");
+    const token = byName("RILL_TOKEN")?.secretKeyRef;
+    assertEquals(token?.name, secret[2], `${who}: RILL_TOKEN's Secret`);
+    assertEquals(token?.key, secret[3], `${who}: RILL_TOKEN's key`);
+    assert(token?.optional !== true, `${who}: RILL_TOKEN is optional`);
+  }
+});
+
+Deno.test("pods run as non-root on a read-only root, with resources bounded", () => {
+  const image = onlyContainer(workerSpec(), "worker").image;
+  for (
+    const [who, spec] of [["worker", workerSpec()], [
+      "master",
+      masterSpec(),
+    ]] as const
+  ) {
+    assertEquals(
+      spec.securityContext?.runAsNonRoot,
+      true,
+      `${who}: runAsNonRoot`,
+    );
+    const c = onlyContainer(spec, who);
+    assertEquals(c.image, image, `${who}: the same image as the workers`);
+    assertEquals(c.securityContext?.readOnlyRootFilesystem, true, who);
+    assertEquals(c.securityContext?.allowPrivilegeEscalation, false, who);
+    assert(c.securityContext?.capabilities?.drop?.includes("ALL"), who);
+    for (const bound of ["requests", "limits"] as const) {
+      for (const resource of ["cpu", "memory"]) {
+        assert(
+          c.resources?.[bound]?.[resource],
+          `${who}: ${bound}.${resource}`,
+        );
+      }
+    }
+    // Deno runs from the image's cache, fetching nothing.
+    assert(c.command?.includes("--cached-only"), `${who}: --cached-only`);
+    assert(!c.command?.includes("-A"), `${who}: runs with -A`);
+  }
+  assertEquals(
+    workerSpec().automountServiceAccountToken,
+    false,
+    "worker token",
+  );
+});
+
+Deno.test("README's Kubernetes walkthrough applies every manifest", () => {
+  const section = readmeSection();
+  for (const e of Deno.readDirSync(K8S_DIR)) {
+    assert(
+      section.includes(`deploy/k8s/${e.name}`),
+      `README's walkthrough never applies deploy/k8s/${e.name}`,
+    );
+  }
+  assert(section.includes("docker build -f deploy/Dockerfile"));
+});
