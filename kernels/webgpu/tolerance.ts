@@ -32,7 +32,7 @@ const EXACT: Tolerance = { kind: "exact" };
 /**
  * The tolerance of every op the WebGPU kernels implement, by op name
  * (elementwise kinds, unary kinds, `scale`, `matmul`, `reduce_*`,
- * `softmax`, `copy`).
+ * `softmax`, `copy`, the data-movement ops and `cast`).
  *
  * @example Usage
  * ```ts
@@ -45,6 +45,13 @@ const EXACT: Tolerance = { kind: "exact" };
  */
 export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
   copy: EXACT,
+  // Data movement copies 32-bit words; cast computes on bits (cast.ts).
+  transpose: EXACT,
+  concat: EXACT,
+  split: EXACT,
+  slice: EXACT,
+  gather: EXACT,
+  cast: EXACT,
   add: EXACT,
   sub: EXACT,
   mul: EXACT,

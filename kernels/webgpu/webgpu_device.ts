@@ -10,6 +10,13 @@
  *   - an op with no GPU kernel runs on the CPU. If an operand is on the
  *     GPU, its `data` throws `ElementsOnDevice`: the runtime reads the op's
  *     inputs back in one batch and runs it again (device_tensor.ts).
+ * Data movement (transpose, concat, split, slice, gather) copies 32-bit
+ * words, so it also takes int32 operands, but only ones already on the GPU
+ * (a cast's result): it runs here when its operands are all float32 or all
+ * int32 and one is on this device or is a float32 one of at least
+ * GPU_MIN_ELEMENTS. A cast (float32 ↔ int32) runs here only when its
+ * operand already is here: casting a host tensor on the GPU would put an
+ * integer result there.
  * A result computed on the GPU stays there as a DeviceTensor; a host
  * tensor's upload is kept with it, so a weight is uploaded once.
  *
@@ -25,6 +32,9 @@ import { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDevice } from "./gpu_device.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { matmul } from "./matmul.ts";
+import { cast, gpuCasts } from "./cast.ts";
+import { gather } from "./gather.ts";
+import { concat, slice, split, splitNearEqual, transpose } from "./shape.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
 
 /** The least elements for which a float32 operand moves to the GPU. */
@@ -128,6 +138,7 @@ export class WebGpuDevice implements Device {
           ? this.#run(() => this.#mul2d(x, y, xCols, yCols)) ??
             cpu.mul2d(x, y, xCols, yCols, options)
           : cpu.mul2d(x, y, xCols, yCols, options),
+      ...this.#moves(cpu),
       reshape: (x, shape) =>
         x instanceof DeviceTensor && x.home === this.#home
           ? this.#wrap(
@@ -135,6 +146,76 @@ export class WebGpuDevice implements Device {
           )
           : cpu.reshape(x, shape),
     };
+  }
+
+  // The data-movement entries: GPU copies where #placeMove says so.
+  #moves(cpu: Kernels): Partial<Kernels> {
+    const b = this.#batch;
+    const on = (...ts: Tensor[]) => this.#placeMove(ts);
+    const g = (t: Tensor) => this.#gpu(t);
+    return {
+      transpose: (x, axes) =>
+        on(x)
+          ? this.#run(() => transpose(b, g(x), axes)) ?? cpu.transpose(x, axes)
+          : cpu.transpose(x, axes),
+      concat: (xs, axis) =>
+        on(...xs)
+          ? this.#run(() => concat(b, xs.map(g), axis)) ?? cpu.concat(xs, axis)
+          : cpu.concat(xs, axis),
+      split: (x, axis, options) =>
+        on(x)
+          ? this.#runAll(() => split(b, g(x), axis, options)) ??
+            cpu.split(x, axis, options)
+          : cpu.split(x, axis, options),
+      splitNearEqual: (x, num, axis) =>
+        on(x)
+          ? this.#runAll(() => splitNearEqual(b, g(x), num, axis)) ??
+            cpu.splitNearEqual(x, num, axis)
+          : cpu.splitNearEqual(x, num, axis),
+      slice: (x, axes, starts, ends) =>
+        on(x)
+          ? this.#run(() => slice(b, g(x), axes, starts, ends)) ??
+            cpu.slice(x, axes, starts, ends)
+          : cpu.slice(x, axes, starts, ends),
+      // The index stays on the host: the kernel checks and uploads it.
+      gather: (x, index, axis) =>
+        on(x)
+          ? this.#run(() => gather(b, g(x), index, axis)) ??
+            cpu.gather(x, index, axis)
+          : cpu.gather(x, index, axis),
+      cast: (x, dtype) =>
+        this.#isHere(x) && gpuCasts(x.dtype, dtype)
+          ? this.#run(() => cast(b, g(x), dtype)) ?? cpu.cast(x, dtype)
+          : cpu.cast(x, dtype),
+    };
+  }
+
+  // Whether a data-movement call on `ts` runs here: one dtype, float32 or
+  // int32, and one operand already here or a large float32 one (an int32
+  // host tensor alone never moves to the GPU).
+  #placeMove(ts: readonly Tensor[]): boolean {
+    let here = false;
+    for (const t of ts) {
+      if (t.dtype !== ts[0].dtype) return false;
+      if (t.dtype !== "float32" && t.dtype !== "int32") return false;
+      if (this.#isHere(t)) here = true;
+      else if (t.dtype === "float32" && t.size >= GPU_MIN_ELEMENTS) here = true;
+    }
+    return here;
+  }
+
+  #isHere(t: Tensor): boolean {
+    return t instanceof DeviceTensor && t.home === this.#home;
+  }
+
+  // As #run, for kernels with several results.
+  #runAll(kernel: () => GpuTensor[]): Tensor[] | undefined {
+    try {
+      return kernel().map((g) => this.#wrap(g));
+    } catch (error) {
+      if (error instanceof RangeError) return undefined;
+      throw error;
+    }
   }
 
   // Whether a call on `ts` runs here: all float32, and one already here or

@@ -19,12 +19,19 @@ Deno.test("TOLERANCE has an entry for every GPU kernel", () => {
     "matmul",
     "softmax",
     "copy",
+    "transpose",
+    "concat",
+    "split",
+    "slice",
+    "gather",
+    "cast",
   ];
   assertEquals(ops.filter((op) => TOLERANCE[op] === undefined), []);
 });
 
 Deno.test("TOLERANCE is exact for exactly rounded ops", () => {
-  for (const op of ["add", "sub", "mul", "max", "min", "copy", "equal"]) {
+  const ops = ["add", "sub", "mul", "max", "min", "copy", "equal"];
+  for (const op of [...ops, "transpose", "concat", "slice", "gather", "cast"]) {
     assertEquals(TOLERANCE[op], { kind: "exact" }, op);
   }
 });

@@ -99,3 +99,95 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name:
+    "WebGpuDevice moves, cuts, gathers and casts on the GPU, matching the CPU",
+  ...gpuTest,
+  async fn() {
+    const k = device().kernels;
+    const next = seeded(31);
+    const x = randomTensor(next, [129, 130], "float32", {
+      min: -5e9,
+      max: 5e9,
+      specials: [NaN, Infinity, -Infinity, -0],
+    });
+    const index = Tensor.fromArray([128, 0, 7, 7], "int64");
+    const steps = (d: typeof k) => {
+      const t = d.transpose(x, [-1, 0]); // [130, 129]
+      const s = d.slice(t, [0, 1], [3, -100], [-1, 120]); // [126, 120]
+      const c = d.concat([s, d.transpose(s, [0, 1])], 1); // [126, 240]
+      const [a, b] = d.split(c, -1, { sections: [-1, 40] });
+      const [p, q] = d.splitNearEqual(b, 2, 0);
+      const g = d.gather(x, index, 1); // [129, 4]
+      const i = d.cast(a, "int32"); // int32 on the GPU
+      const it = d.transpose(i, [1, 0]); // stays there: already on it
+      const f = d.cast(it, "float32");
+      return { t, s, c, a, b, p, q, g, i, it, f };
+    };
+    const got = steps(k), want = steps(cpu);
+    for (const [name, t] of Object.entries(got)) {
+      assert(onGpu(t), `${name} is on the GPU`);
+    }
+    await readBack(Object.values(got));
+    for (const [name, t] of Object.entries(got)) {
+      const op = name === "i" || name === "f" ? "cast" : "copy";
+      assertMatchesCpu(op, t, want[name as keyof typeof want]);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "WebGpuDevice leaves small, host int32 and mixed-dtype moves and host casts to the CPU",
+  ...gpuTest,
+  async fn() {
+    const k = device().kernels;
+    const small = Tensor.full([8, 8], "float32", 2);
+    const ints = Tensor.full([GPU_MIN_ELEMENTS], "int32", 2);
+    const large = Tensor.full([GPU_MIN_ELEMENTS], "float32", 2.5);
+    assertFalse(k.transpose(small, [1, 0]) instanceof DeviceTensor);
+    assertFalse(k.slice(ints, [0], [1], [5]) instanceof DeviceTensor);
+    assertFalse(
+      k.gather(ints, Tensor.scalar(3, "int32")) instanceof DeviceTensor,
+    );
+    assertFalse(k.cast(large, "int32") instanceof DeviceTensor);
+    assertFalse(k.concat([large, ints]) instanceof DeviceTensor);
+    // A device tensor with no GPU path reads back as every CPU-only op does.
+    const y = k.scale(large, 2); // on the GPU
+    assertThrows(() => k.concat([y, ints]), ElementsOnDevice);
+    assertThrows(() => k.cast(y, "bool"), ElementsOnDevice);
+    await readBack([y]);
+    assertEquals(k.concat([y, ints]).item(GPU_MIN_ELEMENTS), 2);
+  },
+});
+
+Deno.test({
+  name: "WebGpuDevice: bad moves of device tensors fail with the CPU's message",
+  ...gpuTest,
+  fn() {
+    const k = device().kernels;
+    const x = Tensor.full([GPU_MIN_ELEMENTS / 16, 16], "float32", 1);
+    const y = k.scale(x, 3); // on the GPU
+    assert(onGpu(y));
+    const calls: [(d: typeof k, t: Tensor) => unknown][] = [
+      [(d, t) => d.transpose(t, [0, 0])],
+      [(d, t) => d.slice(t, [2], [0], [1])],
+      [(d, t) => d.split(t, 1, { num: 3 })],
+      [(d, t) => d.splitNearEqual(t, 0, 0)],
+      [(d, t) => d.concat([t, t], 2)],
+      [(d, t) => d.gather(t, Tensor.fromArray([2 ** 40], "int64"), 1)],
+      [(d, t) => d.gather(t, Tensor.fromArray([16], "int32"), -1)],
+    ];
+    for (const [call] of calls) {
+      let message = "";
+      try {
+        call(cpu, x);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      assert(message !== "");
+      assertThrows(() => call(k, y), RangeError, message);
+    }
+  },
+});

@@ -1,0 +1,375 @@
+// Kernels that move elements without computing on them, on the GPU:
+// transpose, concat, slice and split (gather is in gather.ts), with the
+// semantics and error messages of kernels/cpu/shape.ts.
+//
+// Invariants:
+//   Every kernel is a copy of 32-bit words (_strided_copy.ts), so results
+//   are bit-identical to the CPU's for float32, int32 and bool alike.
+//   Arguments are checked here, before anything is recorded, with the
+//   CPU's messages; a check the CPU does not make (mixed dtypes, a
+//   fractional slice bound) throws here so the device table runs the CPU.
+//   A call that moves nothing (an identity transpose or slice, one concat
+//   operand) returns a view of X's buffer, never X itself, so releasing the
+//   result never releases X.
+
+import {
+  contiguousStrides,
+  formatShape,
+  normalizeAxis,
+  sameShape,
+} from "../_shape.ts";
+import type { SplitKernelOptions } from "../device.ts";
+import type { GpuBatch } from "./gpu_batch.ts";
+import type { GpuTensor } from "./gpu_tensor.ts";
+import { aroundAxis, copyStrided } from "./_strided_copy.ts";
+
+/**
+ * Permutes dims: result dim `i` is X's dim `axes[i]`.
+ *
+ * @param batch Where the dispatch goes.
+ * @param x The tensor.
+ * @param axes A permutation of `0..rank-1`; negative entries count from the end.
+ * @returns A new GPU tensor (a view when no element moves).
+ * @throws {RangeError} If `axes` is not a permutation of X's dims.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { transpose } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([[1, 2, 3], [4, 5, 6]], "float32"));
+ *   const [y] = await batch.read([transpose(batch, x, [1, 0])]);
+ *   assertEquals(y.toNested(), [[1, 4], [2, 5], [3, 6]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function transpose(
+  batch: GpuBatch,
+  x: GpuTensor,
+  axes: readonly number[],
+): GpuTensor {
+  const rank = x.shape.length;
+  const perm = axes.map((a) => normalizeAxis(a, rank, "transpose"));
+  if (perm.length !== rank || new Set(perm).size !== rank) {
+    throw new RangeError(
+      `transpose: axes ${formatShape(axes)} are not a permutation for ${
+        formatShape(x.shape)
+      }`,
+    );
+  }
+  const shape = perm.map((a) => x.shape[a]);
+  // Dims of size 1 do not decide where elements are: if the others keep
+  // their order, the layout is unchanged.
+  const moved = perm.filter((a) => x.shape[a] !== 1);
+  if (x.size === 0 || moved.every((a, i) => i === 0 || moved[i - 1] < a)) {
+    return x.view(shape);
+  }
+  const strides = contiguousStrides(x.shape);
+  const out = batch.allocate(x.dtype, shape);
+  copyStrided(batch, x, out, {
+    dims: shape,
+    xBase: 0,
+    xStrides: perm.map((a) => strides[a]),
+    outBase: 0,
+    outStrides: contiguousStrides(shape),
+  });
+  return out;
+}
+
+/**
+ * Joins tensors of one dtype along an existing axis.
+ *
+ * @param batch Where the dispatches go (one per operand).
+ * @param xs One or more tensors whose dims agree except along `axis`.
+ * @param axis The axis; negative counts from the end.
+ * @returns A new GPU tensor.
+ * @throws {RangeError} If `xs` is empty, the axis is out of range or the
+ * other dims differ.
+ * @throws {TypeError} If the dtypes differ (the CPU promotes them).
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { concat } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const a = batch.upload(Tensor.fromArray([[1], [2]], "int32"));
+ *   const b = batch.upload(Tensor.fromArray([[3, 4], [5, 6]], "int32"));
+ *   const [y] = await batch.read([concat(batch, [a, b], -1)]);
+ *   assertEquals(y.toNested(), [[1, 3, 4], [2, 5, 6]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function concat(
+  batch: GpuBatch,
+  xs: readonly GpuTensor[],
+  axis = 0,
+): GpuTensor {
+  if (xs.length === 0) throw new RangeError("concat: no inputs");
+  const first = xs[0].shape;
+  const a = normalizeAxis(axis, first.length, "concat");
+  let total = 0;
+  for (const x of xs) {
+    const same = x.shape.length === first.length &&
+      x.shape.every((d, i) => i === a || d === first[i]);
+    if (!same) {
+      throw new RangeError(
+        `concat: shapes ${formatShape(first)} and ${
+          formatShape(x.shape)
+        } differ off axis ${a}`,
+      );
+    }
+    if (x.dtype !== xs[0].dtype) {
+      throw new TypeError(
+        `concat: the GPU kernel takes one dtype, got ${
+          xs[0].dtype
+        } and ${x.dtype}`,
+      );
+    }
+    total += x.shape[a];
+  }
+  const shape = first.with(a, total);
+  if (xs.length === 1) return xs[0].view(shape);
+  const [outer, , inner] = aroundAxis(shape, a);
+  const out = batch.allocate(xs[0].dtype, shape);
+  let start = 0;
+  for (const x of xs) {
+    // Each operand is `outer` blocks of `dim · inner` elements, landing at
+    // column `start · inner` of the output's rows of `total · inner`.
+    const block = x.shape[a] * inner;
+    copyStrided(batch, x, out, {
+      dims: [outer, block],
+      xBase: 0,
+      xStrides: [block, 1],
+      outBase: start * inner,
+      outStrides: [total * inner, 1],
+    });
+    start += x.shape[a];
+  }
+  return out;
+}
+
+/**
+ * A box of X: along each of `axes`, indices `[start, end)`, counting from
+ * the end when negative and clamped to the dim, as the CPU's `slice`.
+ *
+ * @param batch Where the dispatch goes.
+ * @param x The tensor.
+ * @param axes The axes sliced; others are kept whole.
+ * @param starts One start per axis.
+ * @param ends One end per axis.
+ * @returns A new GPU tensor, same rank as `x` (a view when nothing is cut).
+ * @throws {RangeError} If the lists differ in length, an axis is out of
+ * range, or a bound is not an integer (which the CPU takes).
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { slice } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([[1, 2, 3], [4, 5, 6]], "int32"));
+ *   const [y] = await batch.read([slice(batch, x, [1], [-2], [100])]);
+ *   assertEquals(y.toNested(), [[2, 3], [5, 6]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function slice(
+  batch: GpuBatch,
+  x: GpuTensor,
+  axes: readonly number[],
+  starts: readonly number[],
+  ends: readonly number[],
+): GpuTensor {
+  if (starts.length !== axes.length || ends.length !== axes.length) {
+    throw new RangeError(
+      `slice: ${axes.length} axes need as many starts and ends, got ${starts.length} and ${ends.length}`,
+    );
+  }
+  const shape = [...x.shape];
+  const begin = new Array<number>(shape.length).fill(0);
+  axes.forEach((axis, i) => {
+    const a = normalizeAxis(axis, shape.length, "slice");
+    const dim = x.shape[a];
+    begin[a] = clampIndex(starts[i], dim);
+    shape[a] = Math.max(0, clampIndex(ends[i], dim) - begin[a]);
+  });
+  if (!begin.every(Number.isInteger) || !shape.every(Number.isInteger)) {
+    throw new RangeError(
+      `slice: bounds ${formatShape(starts)} to ${
+        formatShape(ends)
+      } are not integers (the GPU kernel needs them)`,
+    );
+  }
+  if (sameShape(shape, x.shape)) return x.view(shape);
+  const strides = contiguousStrides(x.shape);
+  const out = batch.allocate(x.dtype, shape);
+  copyStrided(batch, x, out, {
+    dims: shape,
+    xBase: begin.reduce((p, b, d) => p + b * strides[d], 0),
+    xStrides: strides,
+    outBase: 0,
+    outStrides: contiguousStrides(shape),
+  });
+  return out;
+}
+
+/**
+ * Cuts a tensor along an axis into `num` equal parts, or into parts of the
+ * given `sections` sizes, one of which may be -1 (the rest).
+ *
+ * @param batch Where the dispatches go (one per non-empty part).
+ * @param x The tensor.
+ * @param axis The axis; negative counts from the end.
+ * @param options `{ num }` or `{ sections }`.
+ * @returns New GPU tensors, in order.
+ * @throws {RangeError} If the parts do not add up to the dim or the axis is
+ * out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { split } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([1, 2, 3, 4, 5], "int32"));
+ *   const parts = await batch.read(split(batch, x, 0, { sections: [1, -1, 2] }));
+ *   assertEquals(parts.map((p) => p.toNested()), [[1], [2, 3], [4, 5]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function split(
+  batch: GpuBatch,
+  x: GpuTensor,
+  axis: number,
+  options: SplitKernelOptions,
+): GpuTensor[] {
+  const a = normalizeAxis(axis, x.shape.length, "split");
+  const dim = x.shape[a];
+  const sizes = "num" in options
+    ? equalSections(dim, options.num)
+    : [...options.sections];
+  const unknown = sizes.indexOf(-1);
+  const known = sizes.reduce((p, s) => (s === -1 ? p : p + s), 0);
+  if (unknown !== -1) sizes[unknown] = dim - known;
+  const bad = sizes.some((s) => !Number.isInteger(s) || s < 0) ||
+    sizes.reduce((p, s) => p + s, 0) !== dim;
+  if (bad) {
+    throw new RangeError(
+      `split: ${
+        "num" in options
+          ? `num ${options.num}`
+          : `sections ${formatShape(options.sections)}`
+      } do not fit dim ${dim} of ${formatShape(x.shape)}`,
+    );
+  }
+  return cutAlong(batch, x, a, sizes);
+}
+
+/**
+ * Cuts a tensor along an axis into `num` parts whose sizes differ by at most
+ * 1, larger parts first (10 rows into 3: 4, 3, 3), as the CPU's
+ * `splitNearEqual`.
+ *
+ * @param batch Where the dispatches go (one per non-empty part).
+ * @param x The tensor.
+ * @param num How many parts, at least 1.
+ * @param axis The axis; negative counts from the end.
+ * @returns New GPU tensors, in order.
+ * @throws {RangeError} If `num` is not a positive integer or the axis is
+ * out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { splitNearEqual } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([1, 2, 3, 4, 5], "float32"));
+ *   const parts = await batch.read(splitNearEqual(batch, x, 3));
+ *   assertEquals(parts.map((p) => p.toNested()), [[1, 2], [3, 4], [5]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function splitNearEqual(
+  batch: GpuBatch,
+  x: GpuTensor,
+  num: number,
+  axis = 0,
+): GpuTensor[] {
+  const a = normalizeAxis(axis, x.shape.length, "split");
+  if (!Number.isInteger(num) || num < 1) {
+    throw new RangeError(`split: num ${num} is not a positive integer`);
+  }
+  const dim = x.shape[a];
+  const base = Math.floor(dim / num), extra = dim % num;
+  const sizes = Array.from(
+    { length: num },
+    (_, i) => base + (i < extra ? 1 : 0),
+  );
+  return cutAlong(batch, x, a, sizes);
+}
+
+// Precondition: sizes are non-negative integers summing to x.shape[axis].
+function cutAlong(
+  batch: GpuBatch,
+  x: GpuTensor,
+  a: number,
+  sizes: readonly number[],
+): GpuTensor[] {
+  const [outer, dim, inner] = aroundAxis(x.shape, a);
+  let start = 0;
+  return sizes.map((size) => {
+    const out = batch.allocate(x.dtype, x.shape.with(a, size));
+    copyStrided(batch, x, out, {
+      dims: [outer, size * inner],
+      xBase: start * inner,
+      xStrides: [dim * inner, 1],
+      outBase: 0,
+      outStrides: [size * inner, 1],
+    });
+    start += size;
+    return out;
+  });
+}
+
+function equalSections(dim: number, num: number): number[] {
+  if (!Number.isInteger(num) || num < 1 || dim % num !== 0) return [dim + 1];
+  return new Array<number>(num).fill(dim / num);
+}
+
+function clampIndex(i: number, dim: number): number {
+  const k = i < 0 ? i + dim : i;
+  return Math.min(Math.max(k, 0), dim);
+}
