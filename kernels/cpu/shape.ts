@@ -15,6 +15,14 @@ import {
 } from "../_shape.ts";
 import { isIntegerDType, promoteTypes } from "../dtype.ts";
 import type { SplitKernelOptions } from "../device.ts";
+import {
+  aroundAxis,
+  concatLayout,
+  reshapeDims,
+  sliceLayout,
+  splitLayout,
+  transposePerm,
+} from "../layout.ts";
 import { Tensor } from "../tensor.ts";
 import { copyRange, stridedCopy } from "./_copy.ts";
 import { cast } from "./cast.ts";
@@ -43,45 +51,6 @@ export function reshape(x: Tensor, shape: readonly number[]): Tensor {
 }
 
 /**
- * The dims `reshape` gives a tensor of shape `from`: a 0 keeps that dim,
- * one -1 takes what is left.
- *
- * @param from The tensor's dims.
- * @param shape The dims asked for.
- * @returns The new dims.
- * @throws {RangeError} If the element counts cannot match.
- *
- * @example Usage
- * ```ts
- * import { reshapeDims } from "./shape.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(reshapeDims([2, 3, 4], [0, -1]), [2, 12]);
- * ```
- */
-export function reshapeDims(
-  from: readonly number[],
-  shape: readonly number[],
-): number[] {
-  const size = from.reduce((p, d) => p * d, 1);
-  const dims = shape.map((d, i) => (d === 0 && i < from.length ? from[i] : d));
-  const unknown = dims.indexOf(-1);
-  const known = dims.reduce((p, d) => (d === -1 ? p : p * d), 1);
-  const bad = dims.some((d) => !Number.isInteger(d) || d < -1) ||
-    dims.indexOf(-1, unknown + 1) !== -1 ||
-    (unknown === -1 ? known !== size : known === 0 || size % known !== 0);
-  if (bad) {
-    throw new RangeError(
-      `reshape: cannot reshape ${formatShape(from)} (${size} elements) to ${
-        formatShape(shape)
-      }`,
-    );
-  }
-  if (unknown !== -1) dims[unknown] = size / known;
-  return dims;
-}
-
-/**
  * Permutes dims: result dim `i` is X's dim `axes[i]`.
  *
  * @param x The tensor.
@@ -100,15 +69,7 @@ export function reshapeDims(
  * ```
  */
 export function transpose(x: Tensor, axes: readonly number[]): Tensor {
-  const rank = x.shape.length;
-  const perm = axes.map((a) => normalizeAxis(a, rank, "transpose"));
-  if (perm.length !== rank || new Set(perm).size !== rank) {
-    throw new RangeError(
-      `transpose: axes ${formatShape(axes)} are not a permutation for ${
-        formatShape(x.shape)
-      }`,
-    );
-  }
+  const perm = transposePerm(x.shape, axes);
   const strides = contiguousStrides(x.shape);
   const shape = perm.map((a) => x.shape[a]);
   const data = allocate(x.dtype, x.size);
@@ -144,25 +105,8 @@ export function transpose(x: Tensor, axes: readonly number[]): Tensor {
  * ```
  */
 export function concat(xs: readonly Tensor[], axis = 0): Tensor {
-  if (xs.length === 0) throw new RangeError("concat: no inputs");
-  const first = xs[0].shape;
-  const a = normalizeAxis(axis, first.length, "concat");
-  let total = 0;
-  let dtype = xs[0].dtype;
-  for (const x of xs) {
-    const same = x.shape.length === first.length &&
-      x.shape.every((d, i) => i === a || d === first[i]);
-    if (!same) {
-      throw new RangeError(
-        `concat: shapes ${formatShape(first)} and ${
-          formatShape(x.shape)
-        } differ off axis ${a}`,
-      );
-    }
-    total += x.shape[a];
-    dtype = promoteTypes(dtype, x.dtype);
-  }
-  const shape = first.with(a, total);
+  const { axis: a, shape } = concatLayout(xs.map((x) => x.shape), axis);
+  const dtype = xs.reduce((d, x) => promoteTypes(d, x.dtype), xs[0].dtype);
   const [outer, , inner] = aroundAxis(shape, a);
   const data = allocate(dtype, shapeSize(shape));
   const parts = xs.map((x) => cast(x, dtype));
@@ -243,25 +187,7 @@ export function split(
   axis: number,
   options: SplitKernelOptions,
 ): Tensor[] {
-  const a = normalizeAxis(axis, x.shape.length, "split");
-  const dim = x.shape[a];
-  const sizes = "num" in options
-    ? equalSections(dim, options.num)
-    : [...options.sections];
-  const unknown = sizes.indexOf(-1);
-  const known = sizes.reduce((p, s) => (s === -1 ? p : p + s), 0);
-  if (unknown !== -1) sizes[unknown] = dim - known;
-  const bad = sizes.some((s) => !Number.isInteger(s) || s < 0) ||
-    sizes.reduce((p, s) => p + s, 0) !== dim;
-  if (bad) {
-    throw new RangeError(
-      `split: ${
-        "num" in options
-          ? `num ${options.num}`
-          : `sections ${formatShape(options.sections)}`
-      } do not fit dim ${dim} of ${formatShape(x.shape)}`,
-    );
-  }
+  const { axis: a, sizes } = splitLayout(x.shape, axis, options);
   return cutAlong(x, a, sizes);
 }
 
@@ -329,19 +255,7 @@ export function slice(
   starts: readonly number[],
   ends: readonly number[],
 ): Tensor {
-  if (starts.length !== axes.length || ends.length !== axes.length) {
-    throw new RangeError(
-      `slice: ${axes.length} axes need as many starts and ends, got ${starts.length} and ${ends.length}`,
-    );
-  }
-  const shape = [...x.shape];
-  const begin = new Array<number>(shape.length).fill(0);
-  axes.forEach((axis, i) => {
-    const a = normalizeAxis(axis, shape.length, "slice");
-    const dim = x.shape[a];
-    begin[a] = clampIndex(starts[i], dim);
-    shape[a] = Math.max(0, clampIndex(ends[i], dim) - begin[a]);
-  });
+  const { begin, shape } = sliceLayout(x.shape, axes, starts, ends);
   if (sameShape(shape, x.shape)) return x;
   const strides = contiguousStrides(x.shape);
   const offset = begin.reduce((p, b, d) => p + b * strides[d], 0);
@@ -401,28 +315,6 @@ export function gather(x: Tensor, index: Tensor, axis = 0): Tensor {
     }
   }
   return new Tensor(x.dtype, shape, data);
-}
-
-// [outer, dim, inner]: the sizes before, at and after an axis.
-function aroundAxis(
-  shape: readonly number[],
-  axis: number,
-): [number, number, number] {
-  return [
-    shapeSize(shape.slice(0, axis)),
-    shape[axis],
-    shapeSize(shape.slice(axis + 1)),
-  ];
-}
-
-function equalSections(dim: number, num: number): number[] {
-  if (!Number.isInteger(num) || num < 1 || dim % num !== 0) return [dim + 1];
-  return new Array<number>(num).fill(dim / num);
-}
-
-function clampIndex(i: number, dim: number): number {
-  const k = i < 0 ? i + dim : i;
-  return Math.min(Math.max(k, 0), dim);
 }
 
 // Precondition: sizes are non-negative integers summing to x.shape[axis].

@@ -14,7 +14,6 @@
 import { coalesce } from "./_elementwise_template.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
-import { shapeSize } from "../_shape.ts";
 
 /** Invocations per workgroup of the copy kernels. */
 export const WORKGROUP = 256;
@@ -146,29 +145,3 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>,
     O[oi] = X[xi];
   }
 }`;
-
-/**
- * `[outer, dim, inner]`: the sizes before, at and after an axis.
- *
- * @param shape The dims.
- * @param axis A normalized axis.
- * @returns The three sizes.
- *
- * @example Usage
- * ```ts
- * import { aroundAxis } from "./_strided_copy.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(aroundAxis([2, 3, 4, 5], 1), [2, 3, 20]);
- * ```
- */
-export function aroundAxis(
-  shape: readonly number[],
-  axis: number,
-): [number, number, number] {
-  return [
-    shapeSize(shape.slice(0, axis)),
-    shape[axis],
-    shapeSize(shape.slice(axis + 1)),
-  ];
-}

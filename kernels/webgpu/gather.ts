@@ -13,7 +13,8 @@ import { isIntegerDType } from "../dtype.ts";
 import { Tensor } from "../tensor.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
-import { aroundAxis, WORKGROUP, workgroups } from "./_strided_copy.ts";
+import { aroundAxis } from "../layout.ts";
+import { WORKGROUP, workgroups } from "./_strided_copy.ts";
 
 /**
  * Picks slices of X along an axis: result index `i` on that axis is X's

@@ -21,7 +21,14 @@ import {
 import type { SplitKernelOptions } from "../device.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
-import { aroundAxis, copyStrided } from "./_strided_copy.ts";
+import { copyStrided } from "./_strided_copy.ts";
+import {
+  aroundAxis,
+  concatLayout,
+  sliceLayout,
+  splitLayout,
+  transposePerm,
+} from "../layout.ts";
 
 /**
  * Permutes dims: result dim `i` is X's dim `axes[i]`.
@@ -55,15 +62,7 @@ export function transpose(
   x: GpuTensor,
   axes: readonly number[],
 ): GpuTensor {
-  const rank = x.shape.length;
-  const perm = axes.map((a) => normalizeAxis(a, rank, "transpose"));
-  if (perm.length !== rank || new Set(perm).size !== rank) {
-    throw new RangeError(
-      `transpose: axes ${formatShape(axes)} are not a permutation for ${
-        formatShape(x.shape)
-      }`,
-    );
-  }
+  const perm = transposePerm(x.shape, axes);
   const shape = perm.map((a) => x.shape[a]);
   // Dims of size 1 do not decide where elements are: if the others keep
   // their order, the layout is unchanged.
@@ -118,20 +117,9 @@ export function concat(
   xs: readonly GpuTensor[],
   axis = 0,
 ): GpuTensor {
-  if (xs.length === 0) throw new RangeError("concat: no inputs");
-  const first = xs[0].shape;
-  const a = normalizeAxis(axis, first.length, "concat");
-  let total = 0;
+  const { axis: a, shape } = concatLayout(xs.map((x) => x.shape), axis);
+  const total = shape[a];
   for (const x of xs) {
-    const same = x.shape.length === first.length &&
-      x.shape.every((d, i) => i === a || d === first[i]);
-    if (!same) {
-      throw new RangeError(
-        `concat: shapes ${formatShape(first)} and ${
-          formatShape(x.shape)
-        } differ off axis ${a}`,
-      );
-    }
     if (x.dtype !== xs[0].dtype) {
       throw new TypeError(
         `concat: the GPU kernel takes one dtype, got ${
@@ -139,9 +127,7 @@ export function concat(
         } and ${x.dtype}`,
       );
     }
-    total += x.shape[a];
   }
-  const shape = first.with(a, total);
   if (xs.length === 1) return xs[0].view(shape);
   const [outer, , inner] = aroundAxis(shape, a);
   const out = batch.allocate(xs[0].dtype, shape);
@@ -200,19 +186,7 @@ export function slice(
   starts: readonly number[],
   ends: readonly number[],
 ): GpuTensor {
-  if (starts.length !== axes.length || ends.length !== axes.length) {
-    throw new RangeError(
-      `slice: ${axes.length} axes need as many starts and ends, got ${starts.length} and ${ends.length}`,
-    );
-  }
-  const shape = [...x.shape];
-  const begin = new Array<number>(shape.length).fill(0);
-  axes.forEach((axis, i) => {
-    const a = normalizeAxis(axis, shape.length, "slice");
-    const dim = x.shape[a];
-    begin[a] = clampIndex(starts[i], dim);
-    shape[a] = Math.max(0, clampIndex(ends[i], dim) - begin[a]);
-  });
+  const { begin, shape } = sliceLayout(x.shape, axes, starts, ends);
   if (!begin.every(Number.isInteger) || !shape.every(Number.isInteger)) {
     throw new RangeError(
       `slice: bounds ${formatShape(starts)} to ${
@@ -269,25 +243,7 @@ export function split(
   axis: number,
   options: SplitKernelOptions,
 ): GpuTensor[] {
-  const a = normalizeAxis(axis, x.shape.length, "split");
-  const dim = x.shape[a];
-  const sizes = "num" in options
-    ? equalSections(dim, options.num)
-    : [...options.sections];
-  const unknown = sizes.indexOf(-1);
-  const known = sizes.reduce((p, s) => (s === -1 ? p : p + s), 0);
-  if (unknown !== -1) sizes[unknown] = dim - known;
-  const bad = sizes.some((s) => !Number.isInteger(s) || s < 0) ||
-    sizes.reduce((p, s) => p + s, 0) !== dim;
-  if (bad) {
-    throw new RangeError(
-      `split: ${
-        "num" in options
-          ? `num ${options.num}`
-          : `sections ${formatShape(options.sections)}`
-      } do not fit dim ${dim} of ${formatShape(x.shape)}`,
-    );
-  }
+  const { axis: a, sizes } = splitLayout(x.shape, axis, options);
   return cutAlong(batch, x, a, sizes);
 }
 
@@ -362,14 +318,4 @@ function cutAlong(
     start += size;
     return out;
   });
-}
-
-function equalSections(dim: number, num: number): number[] {
-  if (!Number.isInteger(num) || num < 1 || dim % num !== 0) return [dim + 1];
-  return new Array<number>(num).fill(dim / num);
-}
-
-function clampIndex(i: number, dim: number): number {
-  const k = i < 0 ? i + dim : i;
-  return Math.min(Math.max(k, 0), dim);
 }

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { reshapeDims } from "../cpu/shape.ts";
+import { reshapeDims } from "../layout.ts";
 import { cpuDevice } from "../cpu/device.ts";
 import type { Device, Kernels } from "../device.ts";
 import { DeviceTensor } from "../device_tensor.ts";
