@@ -127,23 +127,37 @@ export class ParallelKernels {
     this.#base = base;
     const run = (kernel: SplitKernel, flat: boolean, args: unknown[]) =>
       this.#call(kernel, args, flat) ?? (base[kernel] as AnyKernel)(...args);
+    // The common case, a small first operand, goes straight to the base
+    // kernel: no argument list, no shape work.
+    const small = (x: Tensor) => x.size < MIN_ELEMENTS;
     return {
       ...base,
       binary: (kind, x, y, axis) =>
-        run("binary", sameShape(x, y), [kind, x, y, axis]),
+        small(x)
+          ? base.binary(kind, x, y, axis)
+          : run("binary", sameShape(x, y), [kind, x, y, axis]),
       compare: (kind, x, y, axis) =>
-        run("compare", sameShape(x, y), [kind, x, y, axis]),
-      logical: (kind, x, y) => run("logical", sameShape(x, y), [kind, x, y]),
-      unary: (kind, x) => run("unary", true, [kind, x]),
+        small(x)
+          ? base.compare(kind, x, y, axis)
+          : run("compare", sameShape(x, y), [kind, x, y, axis]),
+      logical: (kind, x, y) =>
+        small(x)
+          ? base.logical(kind, x, y)
+          : run("logical", sameShape(x, y), [kind, x, y]),
+      unary: (kind, x) =>
+        small(x) ? base.unary(kind, x) : run("unary", true, [kind, x]),
       scale: (x, scale, bias, biasAfterScale) =>
-        run("scale", true, [x, scale, bias, biasAfterScale]),
-      cast: (x, dtype) => run("cast", true, [x, dtype]),
+        small(x)
+          ? base.scale(x, scale, bias, biasAfterScale)
+          : run("scale", true, [x, scale, bias, biasAfterScale]),
+      cast: (x, dtype) =>
+        small(x) ? base.cast(x, dtype) : run("cast", true, [x, dtype]),
       softmax: (x, axis) =>
-        rowWise(x, [axis ?? -1])
+        !small(x) && rowWise(x, [axis ?? -1])
           ? run("softmax", false, [x, axis])
           : base.softmax(x, axis),
       reduce: (kind, x, options) =>
-        !options?.reduceAll && rowWise(x, options?.dims ?? [])
+        !small(x) && !options?.reduceAll && rowWise(x, options?.dims ?? [])
           ? run("reduce", false, [kind, x, options])
           : base.reduce(kind, x, options),
     };
@@ -158,7 +172,7 @@ export class ParallelKernels {
     const base = this.#base!;
     const memory = this.#member.heap.memory;
     const tensors = args.filter((a): a is Tensor => a instanceof Tensor);
-    if (this.#split.workers < 2 || tensors[0].size < MIN_ELEMENTS) return;
+    if (this.#split.workers < 2) return;
     const places = placesOf(tensors, flat, memory);
     if (places === undefined) return;
     const rows = flat ? tensors[0].size : rowsOf(tensors);
