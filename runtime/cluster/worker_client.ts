@@ -206,6 +206,9 @@ export function connectWorker(
     sessionManager,
     interceptors,
     readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
+    // Tensors travel uncompressed (see worker_server.ts): by not offering
+    // gzip, the client keeps any Connect server from compressing replies.
+    acceptCompression: [],
   };
   const client: Client<typeof WorkerService> = createClient(
     WorkerService,

@@ -190,6 +190,10 @@ export async function serveWorker(
   const adapter = connectNodeAdapter({
     routes: (router) => route(router, options, stats, shutdown.signal),
     readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
+    // No compression either way: tensor bytes hardly compress, and gzip of
+    // a 64 MiB reply costs seconds of CPU, while Connect's default would
+    // gzip every reply to a client that accepts it.
+    acceptCompression: [],
     shutdownSignal: shutdown.signal,
     requestGate: token === undefined ? undefined : tokenGate(token),
   });

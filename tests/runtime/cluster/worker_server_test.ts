@@ -5,7 +5,7 @@
 
 import * as http2 from "node:http2";
 import { assert, assertEquals, assertRejects } from "@std/assert";
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, createClient } from "@connectrpc/connect";
 import {
   createConnectTransport,
@@ -67,13 +67,19 @@ async function rawCall(addr: string, requests: CallRequest[]): Promise<Code> {
   }
 }
 
-/** POSTs raw bytes over HTTP/2; returns the status and the body as text. */
+/**
+ * POSTs raw bytes over HTTP/2, with extra request headers; returns the
+ * status, the response headers and the body as text.
+ */
 async function rawPost(
   addr: string,
   path: string,
   contentType: string,
   body: Uint8Array,
-): Promise<{ status: number; text: string }> {
+  extraHeaders: http2.OutgoingHttpHeaders = {},
+): Promise<
+  { status: number; headers: http2.IncomingHttpHeaders; text: string }
+> {
   const session = http2.connect(`http://${addr}`);
   session.on("error", () => {});
   try {
@@ -85,16 +91,18 @@ async function rawPost(
           ":path": path,
           "content-type": contentType,
           "connect-protocol-version": "1",
+          ...extraHeaders,
         });
         let status = 0;
+        let headers: http2.IncomingHttpHeaders = {};
         let text = "";
         request.setEncoding("utf8");
-        request.on(
-          "response",
-          (headers) => status = Number(headers[":status"]),
-        );
+        request.on("response", (h) => {
+          headers = h;
+          status = Number(h[":status"]);
+        });
         request.on("data", (chunk: string) => text += chunk);
-        request.on("end", () => resolve({ status, text }));
+        request.on("end", () => resolve({ status, headers, text }));
         request.on("error", reject);
         request.end(body);
       }),
@@ -295,6 +303,37 @@ Deno.test("serveWorker() answers bytes that are not a message with a status, and
   assert(stream.text.includes('"invalid_argument"'), stream.text);
   using client = connectWorker(server.addr, { token: "", timeoutMs: 5_000 });
   assertEquals((await client.health()).serving, true);
+});
+
+Deno.test("serveWorker() never compresses a reply, even to a client that accepts gzip", async () => {
+  await using server = await serveWorker({ handler: testHandler, token: "" });
+  // An echo of 64 KiB of zeros, which gzip would shrink a thousandfold.
+  const request = toBinary(
+    CallRequestSchema,
+    create(CallRequestSchema, {
+      header: { requestId: 1n, endpoint: "echo" },
+      parts: [{
+        header: { name: "x", dtype: 5, dims: [16384n] },
+        data: new Uint8Array(65536),
+      }],
+    }),
+  );
+  const envelope = new Uint8Array(5 + request.length);
+  new DataView(envelope.buffer).setUint32(1, request.length);
+  envelope.set(request, 5);
+  const reply = await rawPost(
+    server.addr,
+    "/rill.v1.WorkerService/Call",
+    "application/connect+proto",
+    envelope,
+    { "connect-accept-encoding": "gzip, br" },
+  );
+  assertEquals(reply.status, 200);
+  assertEquals(reply.headers["connect-content-encoding"], undefined);
+  // Two messages (the acknowledgement, the echo), then the end-of-stream
+  // message; flags 0 on the messages say uncompressed.
+  assert(reply.text.length > 65536, `reply of ${reply.text.length} chars`);
+  assertEquals(reply.text.charCodeAt(0), 0);
 });
 
 Deno.test("serveWorker() passes a handler's error to the caller", async () => {
