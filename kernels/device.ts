@@ -5,6 +5,7 @@
 // is the reference; a GPU device implements the entries it can and takes the
 // CPU's function for the rest, so a fallback is a table entry, not a branch.
 
+import type { CounterKey } from "./counter_random.ts";
 import type { DType, Scalar } from "./dtype.ts";
 import type { Tensor } from "./tensor.ts";
 
@@ -334,21 +335,29 @@ export interface Kernels {
     step: number | bigint,
     dtype: DType,
   ) => Tensor;
-  /** Uniform samples in `[min, max)` from a `[0, 1)` source. */
+  /**
+   * Uniform samples in `[min, max)`; element i is drawn from the
+   * counter-based generator at `key` and position i, so every device gives
+   * the same values (float32: the same bits).
+   */
   readonly uniformRandom: (
     shape: readonly number[],
     dtype: DType,
     min: number,
     max: number,
-    next: () => number,
+    key: CounterKey,
   ) => Tensor;
-  /** Normal samples from a `[0, 1)` source. */
+  /**
+   * Normal samples (Box–Muller on pairs of positions) from the
+   * counter-based generator at `key`; devices agree within the tolerance
+   * table's `gaussian_random` entry.
+   */
   readonly gaussianRandom: (
     shape: readonly number[],
     dtype: DType,
     mean: number,
     std: number,
-    next: () => number,
+    key: CounterKey,
   ) => Tensor;
 }
 

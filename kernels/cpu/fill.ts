@@ -1,8 +1,11 @@
 // Kernels that make tensors from nothing: constants, ranges and random
-// samples. Random kernels take their uniform source as `next`, so the
-// runtime owns seeding and the same seed gives the same tensor everywhere.
+// samples. Random kernels take a key (the runtime owns seeding) and draw
+// element i from the counter-based generator at position i
+// (kernels/counter_random.ts), so the same key gives the same tensor on
+// every device and worker.
 
 import { allocate } from "../allocate.ts";
+import { type CounterKey, randomBlock, unitFloat } from "../counter_random.ts";
 import { shapeSize } from "../_shape.ts";
 import {
   type DType,
@@ -84,24 +87,30 @@ export function range(
 }
 
 /**
- * Samples uniform in `[min, max)`: `min + (max - min) * next()`, rounded to
- * the dtype (floored for integer dtypes).
+ * Samples uniform in `[min, max)`: element `i` is `min + (max - min) * u`,
+ * `u` the `[0, 1)` float of word `i` of the key's stream (see
+ * kernels/counter_random.ts), rounded to the dtype (floored for integer
+ * dtypes). float32 computes in float32, rounding after each step
+ * (`lo = f32(min)`, `span = f32(f32(max) - lo)`, then `f32(f32(span * u) +
+ * lo)`), exactly as the WGSL kernel does, so both devices give the same
+ * bits (rounding to float32 may give `max` itself).
  *
  * @param shape The dims.
  * @param dtype A float or integer dtype.
  * @param min The lower bound.
  * @param max The upper bound.
- * @param next A uniform source in `[0, 1)`, called once per element.
+ * @param key The generator's key; the same key gives the same samples.
  * @returns The samples.
  * @throws {TypeError} If `dtype` is bool.
  *
  * @example Usage
  * ```ts
  * import { uniformRandom } from "./fill.ts";
- * import { assertEquals } from "@std/assert";
+ * import { assert, assertEquals } from "@std/assert";
  *
- * const t = uniformRandom([2], "float32", -1, 1, () => 0.75);
- * assertEquals(t.toNested(), [0.5, 0.5]);
+ * const t = uniformRandom([1000], "float32", -1, 1, [7, 0]);
+ * assertEquals(t.toNested(), uniformRandom([1000], "float32", -1, 1, [7, 0]).toNested());
+ * assert([...t.data].every((v) => v >= -1 && v < 1));
  * ```
  */
 export function uniformRandom(
@@ -109,40 +118,63 @@ export function uniformRandom(
   dtype: DType,
   min: number,
   max: number,
-  next: () => number,
+  key: CounterKey,
 ): Tensor {
   if (dtype === "bool") {
     throw new TypeError(`uniform_random: dtype "bool" is not supported`);
   }
-  const round = isFloatDType(dtype) ? (v: number) => v : Math.floor;
   const data = allocate(dtype, shapeSize(shape));
-  const out = data as StorageArray;
-  for (let i = 0; i < data.length; i++) {
-    out[i] = storageValue(round(min + (max - min) * next()), dtype);
+  const n = data.length;
+  const words = new Uint32Array(4);
+  if (dtype === "float32") {
+    // span * u is exact in a double (24 × 24 bits), so fround rounds it
+    // once, as f32 multiplication does; the sum of two float32s rounded
+    // through a double is the correctly rounded float32 sum (53 >= 2·24+2).
+    const out = data as Float32Array;
+    const lo = Math.fround(min);
+    const span = Math.fround(Math.fround(max) - lo);
+    for (let i = 0; i < n; i++) {
+      if ((i & 3) === 0) randomBlock(key, i / 4, words);
+      out[i] = Math.fround(span * unitFloat(words[i & 3])) + lo;
+    }
+  } else {
+    const round = isFloatDType(dtype) ? (v: number) => v : Math.floor;
+    const out = data as StorageArray;
+    for (let i = 0; i < n; i++) {
+      if ((i & 3) === 0) randomBlock(key, i / 4, words);
+      const u = unitFloat(words[i & 3]);
+      out[i] = storageValue(round(min + (max - min) * u), dtype);
+    }
   }
   return new Tensor(dtype, shape, data);
 }
 
 /**
- * Samples from a normal distribution by the Box–Muller transform, which
- * turns each pair of `next()` draws into two samples.
+ * Samples from a normal distribution by the Box–Muller transform: elements
+ * `2j` and `2j + 1` come from words `2j` and `2j + 1` of the key's stream,
+ * as `u1 = 1 - u(2j)` (in `(0, 1]`, so the log is finite) and
+ * `u2 = u(2j + 1)`: `mean + std * r * cos(θ)` and `mean + std * r * sin(θ)`
+ * with `r = sqrt(-2 ln u1)` and `θ = 2π u2`, computed in float64 and
+ * rounded to the dtype. Every sample lies within 5.8 `std` of `mean`.
  *
  * @param shape The dims.
  * @param dtype A float dtype.
  * @param mean The distribution's mean.
  * @param std Its standard deviation.
- * @param next A uniform source in `[0, 1)`.
+ * @param key The generator's key; the same key gives the same samples.
  * @returns The samples.
  * @throws {TypeError} If `dtype` is not a float dtype.
  *
  * @example Usage
  * ```ts
  * import { gaussianRandom } from "./fill.ts";
- * import { assertEquals } from "@std/assert";
+ * import { assert } from "@std/assert";
  *
- * // u1 = 1 - 0 gives radius 0, so both samples are the mean.
- * const t = gaussianRandom([2], "float64", 3, 1, () => 0);
- * assertEquals(t.toNested(), [3, 3]);
+ * const t = gaussianRandom([10_000], "float64", 3, 2, [1, 2]);
+ * const values = [...t.data as Float64Array];
+ * const mean = values.reduce((s, v) => s + v, 0) / t.size;
+ * assert(Math.abs(mean - 3) < 0.1);
+ * assert(values.every((v) => Math.abs(v - 3) <= 5.8 * 2));
  * ```
  */
 export function gaussianRandom(
@@ -150,7 +182,7 @@ export function gaussianRandom(
   dtype: DType,
   mean: number,
   std: number,
-  next: () => number,
+  key: CounterKey,
 ): Tensor {
   if (!isFloatDType(dtype)) {
     throw new TypeError(
@@ -159,12 +191,13 @@ export function gaussianRandom(
   }
   const data = allocate(dtype, shapeSize(shape));
   const out = data as Float64Array;
+  const words = new Uint32Array(4);
   for (let i = 0; i < out.length; i += 2) {
-    // 1 - next() lies in (0, 1], so the log is finite.
-    const radius = Math.sqrt(-2 * Math.log(1 - next())) * std;
-    const angle = 2 * Math.PI * next();
-    out[i] = mean + radius * Math.cos(angle);
-    if (i + 1 < out.length) out[i + 1] = mean + radius * Math.sin(angle);
+    if ((i & 3) === 0) randomBlock(key, i / 4, words);
+    const r = Math.sqrt(-2 * Math.log(1 - unitFloat(words[i & 3])));
+    const angle = 2 * Math.PI * unitFloat(words[(i & 3) + 1]);
+    out[i] = mean + std * (r * Math.cos(angle));
+    if (i + 1 < out.length) out[i + 1] = mean + std * (r * Math.sin(angle));
   }
   return new Tensor(dtype, shape, data);
 }

@@ -32,7 +32,7 @@ const EXACT: Tolerance = { kind: "exact" };
 /**
  * The tolerance of every op the WebGPU kernels implement, by op name
  * (elementwise kinds, unary kinds, `scale`, `matmul`, `reduce_*`,
- * `softmax`, `copy`, the data-movement ops and `cast`).
+ * `softmax`, `copy`, the data-movement ops, `cast` and the random fills).
  *
  * @example Usage
  * ```ts
@@ -86,6 +86,14 @@ export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
   reduce_max: EXACT,
   reduce_min: EXACT,
   softmax: { kind: "close", rtol: 3e-5, atol: 1e-9 },
+  // Random fills draw the same words on both devices (counter_random.ts);
+  // uniform float32 rounds as the CPU does, step by step.
+  uniform_random: EXACT,
+  // Box–Muller in f32 (webgpu/random.ts): the radius within about 8 ULP
+  // (the atanh series or log, 3 ULP; sqrt, 4.5), the cosine and sine within
+  // 3e-7 absolute (exact reduction, polynomials), times a radius of at most
+  // 5.8: magnitude = |mean| + 6·|std|.
+  gaussian_random: { kind: "scaled", rtol: 2e-6 },
 };
 
 /** The smallest normal float32. */

@@ -16,13 +16,17 @@
  * int32 and one is on this device or is a float32 one of at least
  * GPU_MIN_ELEMENTS. A cast (float32 ↔ int32) runs here only when its
  * operand already is here: casting a host tensor on the GPU would put an
- * integer result there.
+ * integer result there. A random fill has no operands: a float32 one of at
+ * least GPU_MIN_ELEMENTS is drawn here (the same counter-based draws as on
+ * the CPU), any other on the CPU.
  * A result computed on the GPU stays there as a DeviceTensor; a host
  * tensor's upload is kept with it, so a weight is uploaded once.
  *
  * @module
  */
 import { reshapeDims } from "../layout.ts";
+import { shapeSize } from "../_shape.ts";
+import type { DType } from "../dtype.ts";
 import { cpuDevice } from "../cpu/device.ts";
 import type { Device, Kernels } from "../device.ts";
 import { DeviceTensor } from "../device_tensor.ts";
@@ -36,6 +40,7 @@ import { cast, gpuCasts } from "./cast.ts";
 import { gather } from "./gather.ts";
 import { concat, slice, split, splitNearEqual, transpose } from "./shape.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
+import { gaussianFill, uniformFill } from "./random.ts";
 
 /** The least elements for which a float32 operand moves to the GPU. */
 export const GPU_MIN_ELEMENTS = 16384;
@@ -139,6 +144,7 @@ export class WebGpuDevice implements Device {
             cpu.mul2d(x, y, xCols, yCols, options)
           : cpu.mul2d(x, y, xCols, yCols, options),
       ...this.#moves(cpu),
+      ...this.#fills(cpu),
       reshape: (x, shape) =>
         x instanceof DeviceTensor && x.home === this.#home
           ? this.#wrap(
@@ -187,6 +193,26 @@ export class WebGpuDevice implements Device {
         this.#isHere(x) && gpuCasts(x.dtype, dtype)
           ? this.#run(() => cast(b, g(x), dtype)) ?? cpu.cast(x, dtype)
           : cpu.cast(x, dtype),
+    };
+  }
+
+  // The random fills: a large float32 fill is drawn here, where it stays
+  // (the same values as the CPU's, see random.ts); the rest on the CPU.
+  #fills(cpu: Kernels): Partial<Kernels> {
+    const b = this.#batch;
+    const large = (shape: readonly number[], dtype: DType) =>
+      dtype === "float32" && shapeSize(shape) >= GPU_MIN_ELEMENTS;
+    return {
+      uniformRandom: (shape, dtype, min, max, key) =>
+        large(shape, dtype)
+          ? this.#run(() => uniformFill(b, shape, min, max, key)) ??
+            cpu.uniformRandom(shape, dtype, min, max, key)
+          : cpu.uniformRandom(shape, dtype, min, max, key),
+      gaussianRandom: (shape, dtype, mean, std, key) =>
+        large(shape, dtype)
+          ? this.#run(() => gaussianFill(b, shape, mean, std, key)) ??
+            cpu.gaussianRandom(shape, dtype, mean, std, key)
+          : cpu.gaussianRandom(shape, dtype, mean, std, key),
     };
   }
 

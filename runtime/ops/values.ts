@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { type CounterKey, keyFromSeed } from "../../kernels/counter_random.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
-import { Random } from "../../scheduler/random.ts";
+import type { Random } from "../../scheduler/random.ts";
 import { AttrError } from "../attr_read.ts";
 import { dtypeOfCode } from "../dtype_codes.ts";
 import {
@@ -251,24 +252,23 @@ function randomRun(
 ): OpRun {
   const dims = ctx.attrs.shape.map(Number);
   const dtype = dtypeAttr(ctx.attrs.dtype);
-  // A fixed seed draws the same values every time the op runs (as Paddle's
-  // kernels do), whatever the rest of the program or --seed; seed 0 draws
-  // from the running thread's own stream.
+  // A fixed seed is the generator's key, so the op draws the same values
+  // every time it runs (as Paddle's kernels do), whatever the rest of the
+  // program or --seed; seed 0 draws a fresh key from the running thread's
+  // own stream. Either way the values are a function of the key and the
+  // element's position, the same on every device.
   const seed = ctx.attrs.seed;
+  const fixed = seed === 0 ? undefined : keyFromSeed(seed);
   const out = ctx.output("Out");
   return (scope, thread) => {
-    const random = seed === 0 ? thread.thread.random : new Random(seed);
-    out.write(
-      scope,
-      thread.run.device.kernels[draw](
-        dims,
-        dtype,
-        lo,
-        hi,
-        () => random.nextFloat(),
-      ),
-    );
+    const key = fixed ?? drawKey(thread.thread.random);
+    out.write(scope, thread.run.device.kernels[draw](dims, dtype, lo, hi, key));
   };
+}
+
+// A fresh generator key: two words of a thread's stream.
+function drawKey(random: Random): CounterKey {
+  return [random.nextUint32(), random.nextUint32()];
 }
 
 const uniformRandom = defineOp({

@@ -1,17 +1,22 @@
-import { assertAlmostEquals, assertEquals, assertThrows } from "@std/assert";
+import {
+  assert,
+  assertAlmostEquals,
+  assertEquals,
+  assertNotEquals,
+  assertThrows,
+} from "@std/assert";
 import {
   fill,
   gaussianRandom,
   range,
   uniformRandom,
 } from "../../../kernels/cpu/fill.ts";
+import {
+  type CounterKey,
+  randomBlock,
+  unitFloat,
+} from "../../../kernels/counter_random.ts";
 import { DTYPES } from "../../../kernels/dtype.ts";
-
-// A fixed list of draws, repeated: not random, but enough to pin results.
-function draws(values: number[]): () => number {
-  let i = 0;
-  return () => values[i++ % values.length];
-}
 
 Deno.test("fill() fills every dtype", () => {
   for (const dtype of DTYPES) {
@@ -54,42 +59,81 @@ Deno.test("range() rejects a zero step, infinite bounds and bool", () => {
   assertThrows(() => range(0, 2, 1, "bool"), TypeError);
 });
 
-Deno.test("uniformRandom() maps draws into [min, max)", () => {
-  const t = uniformRandom([4], "float64", -2, 2, draws([0, 0.25, 0.5, 0.75]));
-  assertEquals(t.toNested(), [-2, -1, 0, 1]);
-  const f = uniformRandom([1], "float32", 0, 1, draws([0.1]));
-  assertEquals(f.item(), Math.fround(0.1));
+// Element i's [0, 1) draw of a key: word i of its counter stream.
+function draw(key: CounterKey, i: number): number {
+  return unitFloat(randomBlock(key, Math.floor(i / 4))[i % 4]);
+}
+
+const KEY: CounterKey = [0x2545f491, 7];
+
+Deno.test("uniformRandom() maps element i's draw into [min, max)", () => {
+  const t = uniformRandom([9], "float64", -2, 2, KEY);
+  for (let i = 0; i < 9; i++) {
+    assertEquals(t.item(i), -2 + 4 * draw(KEY, i));
+  }
+  assert([...t.data].every((v) => v >= -2 && v < 2));
+});
+
+Deno.test("uniformRandom() rounds float32 after the product and after the sum", () => {
+  const [min, max] = [0.1, 0.7];
+  const t = uniformRandom([1001], "float32", min, max, KEY);
+  const lo = Math.fround(min);
+  const span = Math.fround(Math.fround(max) - lo);
+  for (let i = 0; i < t.size; i++) {
+    const product = Math.fround(span * draw(KEY, i));
+    assertEquals(t.item(i), Math.fround(product + lo), `element ${i}`);
+  }
+});
+
+Deno.test("uniformRandom() is a function of the key and the position", () => {
+  const a = uniformRandom([2, 50], "float32", -1, 1, KEY);
+  assertEquals(
+    a.toNested(),
+    uniformRandom([2, 50], "float32", -1, 1, KEY).toNested(),
+  );
+  // A shorter fill is a prefix of a longer one.
+  const prefix = uniformRandom([7], "float32", -1, 1, KEY);
+  assertEquals([...prefix.data], [...a.data].slice(0, 7));
+  const other = uniformRandom([2, 50], "float32", -1, 1, [KEY[0] + 1, KEY[1]]);
+  assertNotEquals(other.toNested(), a.toNested());
 });
 
 Deno.test("uniformRandom() floors for integer dtypes", () => {
-  const t = uniformRandom([4], "int64", 0, 10, draws([0, 0.19, 0.5, 0.999]));
-  assertEquals(t.toNested(), [0n, 1n, 5n, 9n]);
-  assertEquals(uniformRandom([1], "int32", -3, 3, draws([0.01])).item(), -3);
-  assertThrows(() => uniformRandom([1], "bool", 0, 1, draws([0])), TypeError);
+  const t = uniformRandom([40], "int64", 0, 10, KEY);
+  for (let i = 0; i < 40; i++) {
+    assertEquals(t.item(i), BigInt(Math.floor(10 * draw(KEY, i))));
+  }
+  const small = uniformRandom([40], "int32", -3, 3, KEY);
+  assert([...small.data as Int32Array].every((v) => v >= -3 && v < 3));
+  assertEquals(new Set(small.data as Int32Array).size, 6);
+  assertThrows(() => uniformRandom([1], "bool", 0, 1, KEY), TypeError);
 });
 
-Deno.test("gaussianRandom() applies Box–Muller to pairs of draws", () => {
-  const t = gaussianRandom([3], "float64", 1, 2, draws([0.5, 0.25]));
-  const radius = Math.sqrt(-2 * Math.log(0.5)) * 2;
-  const [a, b, c] = t.toNested() as number[];
-  assertAlmostEquals(a, 1 + radius * Math.cos(Math.PI / 2));
-  assertAlmostEquals(b, 1 + radius);
-  assertAlmostEquals(c, a);
+Deno.test("gaussianRandom() applies Box–Muller to pairs of positions", () => {
+  const t = gaussianRandom([5], "float64", 1, 2, KEY);
+  for (let i = 0; i < 5; i += 2) {
+    const r = Math.sqrt(-2 * Math.log(1 - draw(KEY, i)));
+    const angle = 2 * Math.PI * draw(KEY, i + 1);
+    assertEquals(t.item(i), 1 + 2 * (r * Math.cos(angle)));
+    if (i + 1 < 5) assertEquals(t.item(i + 1), 1 + 2 * (r * Math.sin(angle)));
+  }
 });
 
-Deno.test("gaussianRandom() gives the asked mean and deviation", () => {
-  const t = gaussianRandom([20_000], "float32", 3, 0.5, Math.random);
+Deno.test("gaussianRandom() gives the asked mean and deviation, within 5.8 std", () => {
+  const t = gaussianRandom([20_000], "float32", 3, 0.5, KEY);
   const values = [...t.data] as number[];
   const mean = values.reduce((s, v) => s + v) / values.length;
   const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) /
     values.length;
   assertAlmostEquals(mean, 3, 0.05);
   assertAlmostEquals(Math.sqrt(variance), 0.5, 0.05);
+  assert(values.every((v) => Math.abs(v - 3) <= 5.8 * 0.5));
+  assertEquals(
+    t.toNested(),
+    gaussianRandom([20_000], "float32", 3, 0.5, KEY).toNested(),
+  );
 });
 
 Deno.test("gaussianRandom() rejects integer dtypes", () => {
-  assertThrows(
-    () => gaussianRandom([1], "int32", 0, 1, Math.random),
-    TypeError,
-  );
+  assertThrows(() => gaussianRandom([1], "int32", 0, 1, KEY), TypeError);
 });

@@ -25,13 +25,20 @@ Deno.test("TOLERANCE has an entry for every GPU kernel", () => {
     "slice",
     "gather",
     "cast",
+    "uniform_random",
+    "gaussian_random",
   ];
   assertEquals(ops.filter((op) => TOLERANCE[op] === undefined), []);
 });
 
 Deno.test("TOLERANCE is exact for exactly rounded ops", () => {
   const ops = ["add", "sub", "mul", "max", "min", "copy", "equal"];
-  for (const op of [...ops, "transpose", "concat", "slice", "gather", "cast"]) {
+  for (
+    const op of [
+      ...ops,
+      ...["transpose", "concat", "slice", "gather", "cast", "uniform_random"],
+    ]
+  ) {
     assertEquals(TOLERANCE[op], { kind: "exact" }, op);
   }
 });
