@@ -13,6 +13,7 @@ import { ElementsOnDevice, readBack } from "../kernels/device_tensor.ts";
 import { Tensor } from "../kernels/tensor.ts";
 import type { GreenThread } from "../scheduler/green_thread.ts";
 import { Panic } from "../scheduler/panic.ts";
+import { ENDS_ITSELF } from "../scheduler/scheduler.ts";
 import { InternalError } from "./errors.ts";
 import type { PreparedBlock, PreparedOp } from "./prepared_block.ts";
 import type { Scope } from "./scope.ts";
@@ -57,6 +58,68 @@ export function runBlock(
   scope: Scope,
   ctx: ThreadContext,
 ): void | Promise<void> {
+  return runFrom(block, scope, ctx, false, undefined);
+}
+
+/**
+ * Runs `block` as the whole work of `ctx`'s green thread, then `done` (if
+ * given). When every op completes synchronously, returns after `done`, as
+ * `runBlock` would. When an op suspends, returns `ENDS_ITSELF`: the block's
+ * own continuation then ends the thread (`scheduler.threadExited`) after
+ * `done`, or with the panic that stopped it, so the scheduler need not
+ * watch a promise for each parked thread (a `.then` costs about 190 bytes
+ * each).
+ *
+ * @param block The prepared block.
+ * @param scope A scope made for this run of the block.
+ * @param ctx The context of the thread the block is the work of.
+ * @param done Runs once the block has run every op.
+ * @returns `ENDS_ITSELF` if the block suspended.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, increment, Program } from "../mod.ts";
+ * import { Scope } from "./scope.ts";
+ * import { PreparedProgram } from "./prepare.ts";
+ * import { runThreadBlock } from "./block_runner.ts";
+ * import { threadContext } from "./thread_context.ts";
+ * import { Scheduler } from "../scheduler/scheduler.ts";
+ * import { cpuDevice } from "../kernels/cpu/device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const program = new Program();
+ * program.guard(() => increment(fillConstant({ shape: [1], dtype: "int64", value: 1 })));
+ * const block = new PreparedProgram(program.desc).block(0);
+ * const scheduler = new Scheduler({ seed: 1, threadContext: false });
+ * const run = { scheduler, device: cpuDevice, seed: 1, print: console.log };
+ * let ran = 0;
+ * const scope = new Scope(block.layout);
+ * await scheduler.run((thread) =>
+ *   runThreadBlock(block, scope, threadContext(run, thread), () => ran++)
+ * );
+ * assertEquals(ran, 1);
+ * ```
+ */
+export function runThreadBlock(
+  block: PreparedBlock,
+  scope: Scope,
+  ctx: ThreadContext,
+  done?: () => void,
+): void | typeof ENDS_ITSELF {
+  if (runFrom(block, scope, ctx, true, done) === undefined) return done?.();
+  return ENDS_ITSELF;
+}
+
+// Runs the ops of `block` from the first. With `endsThread`, the block is
+// its thread's whole work: once suspended, its continuation runs `done` and
+// ends the thread itself (see runThreadBlock).
+function runFrom(
+  block: PreparedBlock,
+  scope: Scope,
+  ctx: ThreadContext,
+  endsThread: boolean,
+  done: (() => void) | undefined,
+): void | Promise<void> {
   const ops = block.ops;
   const thread = ctx.thread;
   let i = 0;
@@ -66,19 +129,14 @@ export function runBlock(
       thread.where = op.location;
       const pending = op.run(scope, ctx);
       if (pending !== undefined) {
-        return finishAsync(block, scope, ctx, i, pending);
+        return finishAsync(block, scope, ctx, i, pending, endsThread, done);
       }
     }
   } catch (e) {
     if (e instanceof ElementsOnDevice) {
       // Run the op again once its inputs are on the host.
-      return finishAsync(
-        block,
-        scope,
-        ctx,
-        i - 1,
-        readBackFor(ops[i], scope, e),
-      );
+      const inputs = readBackFor(ops[i], scope, e);
+      return finishAsync(block, scope, ctx, i - 1, inputs, endsThread, done);
     }
     throw locatePanic(e, ops[i], scope, thread);
   }
@@ -90,6 +148,8 @@ async function finishAsync(
   ctx: ThreadContext,
   i: number,
   pending: Promise<void>,
+  endsThread: boolean,
+  done: (() => void) | undefined,
 ): Promise<void> {
   const ops = block.ops;
   const thread = ctx.thread;
@@ -108,8 +168,23 @@ async function finishAsync(
       }
     }
   } catch (e) {
-    throw locatePanic(e, ops[i], scope, thread);
+    const panic = locatePanic(e, ops[i], scope, thread);
+    if (!endsThread) throw panic;
+    return endThread(thread, panic);
   }
+  if (!endsThread) return;
+  try {
+    done?.();
+  } catch (e) {
+    return endThread(thread, e);
+  }
+  endThread(thread, undefined);
+}
+
+// Ends a thread whose block has finished, or stopped with `error`.
+function endThread(thread: GreenThread, error: unknown): void {
+  const panic = error === undefined ? undefined : Panic.from(error, thread);
+  thread.scheduler.threadExited(thread, panic);
 }
 
 // An op read a tensor whose elements are still on a device (a GPU): read
@@ -150,6 +225,7 @@ function readBackFor(
  * import { Scope } from "./scope.ts";
  * import { locatePanic } from "./block_runner.ts";
  * import { Panic } from "../scheduler/panic.ts";
+import { ENDS_ITSELF } from "../scheduler/scheduler.ts";
  * import { Scheduler } from "../scheduler/scheduler.ts";
  * import { assertEquals } from "@std/assert";
  *

@@ -468,6 +468,7 @@ export class Scheduler {
     } catch (error) {
       return this.#exit(t, Panic.from(error, t));
     }
+    if (result === ENDS_ITSELF) return;
     if (result instanceof Promise) awaitThread(t, result);
     else this.#exit(t, undefined);
   }
@@ -643,6 +644,17 @@ export function run(
  * operations it parks on when the scheduler gives threads no async context.
  */
 export type ThreadFunction = (thread: GreenThread) => unknown;
+
+/**
+ * What a thread's function returns to say that it will end its thread
+ * itself: it promises to call `scheduler.threadExited(thread, panic)` exactly
+ * once, later, and to let no error escape. The scheduler then does not
+ * watch a promise for the thread, which saves about 190 bytes per suspended
+ * thread; the runtime's interpreter ends its threads this way.
+ *
+ * @ignore
+ */
+export const ENDS_ITSELF: unique symbol = Symbol("rill.endsItself");
 
 // Watches a suspended thread's promise. The handlers are bound to the thread
 // (no closure context, no bound arguments): this costs per parked thread.

@@ -11,7 +11,7 @@
  */
 import { Tensor } from "../../kernels/tensor.ts";
 import { WaitGroup } from "../../scheduler/wait_group.ts";
-import { runBlock } from "../block_runner.ts";
+import { runThreadBlock } from "../block_runner.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { Scope } from "../scope.ts";
 import { threadContext } from "../thread_context.ts";
@@ -53,7 +53,7 @@ const go = defineOp({
       const run = thread.run;
       run.scheduler.goFrom(
         thread.thread,
-        (thread) => runBlock(body, child, threadContext(run, thread)),
+        (thread) => runThreadBlock(body, child, threadContext(run, thread)),
         goOptions,
       );
     };
@@ -126,11 +126,12 @@ const parallelFor = defineOp({
         }
         const child = new Scope(body.layout, scope);
         child.values[indexSlot] = Tensor.scalar(BigInt(i), "int64");
-        run.scheduler.goFrom(thread.thread, (thread) => {
-          const pending = runBlock(body, child, threadContext(run, thread));
-          if (pending === undefined) return finished();
-          return pending.then(finished);
-        }, goOptions);
+        run.scheduler.goFrom(
+          thread.thread,
+          (thread) =>
+            runThreadBlock(body, child, threadContext(run, thread), finished),
+          goOptions,
+        );
       }
       const here = iterations.wait(thread.parkAs);
       if (group === 0) return here;

@@ -32,7 +32,7 @@ import {
   encode,
   SharedChannel,
 } from "../../scheduler/shared/shared_channel.ts";
-import { runBlock } from "../block_runner.ts";
+import { runThreadBlock } from "../block_runner.ts";
 import { codeOfDType } from "../dtype_codes.ts";
 import { InternalError } from "../errors.ts";
 import { freeVariables } from "../free_variables.ts";
@@ -452,12 +452,9 @@ export class PoolRun {
     if (indexVar !== undefined) {
       child.values[indexVar] = Tensor.scalar(BigInt(index), "int64");
     }
-    const run = (thread: GreenThread) => {
-      const pending = runBlock(body, child, threadContext(services, thread));
-      if (group === 0) return pending;
-      if (pending === undefined) return this.#iterationDone(group);
-      return pending.then(() => this.#iterationDone(group));
-    };
+    const done = group === 0 ? undefined : () => this.#iterationDone(group);
+    const run = (thread: GreenThread) =>
+      runThreadBlock(body, child, threadContext(services, thread), done);
     m.scheduler.goFrom(key, run, this.#createdAt.get(block));
     // goFrom counted the thread; the spawner already had (see spawn()).
     m.changed(-1);
