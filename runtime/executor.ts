@@ -5,26 +5,15 @@
  *
  * @module
  */
-import { toBinary } from "@bufbuild/protobuf";
-import {
-  type OpDesc,
-  type ProgramDesc,
-  ProgramDescSchema,
-} from "../gen/rill/v1/framework_pb.ts";
+import type { OpDesc, ProgramDesc } from "../gen/rill/v1/framework_pb.ts";
 import { cpuDevice } from "../kernels/cpu/device.ts";
 import type { Device } from "../kernels/device.ts";
 import { readBack } from "../kernels/device_tensor.ts";
 import type { Tensor } from "../kernels/tensor.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
-import { SharedHeap } from "../scheduler/shared/heap.ts";
-import { PoolMember } from "../scheduler/shared/pool_member.ts";
-import { createWakeRings } from "../scheduler/shared/wake_ring.ts";
-import { formatThreadDump, threadSnapshot } from "../scheduler/thread_dump.ts";
 import { Panic } from "../scheduler/panic.ts";
 import { placeProgram } from "./pool/placement.ts";
-import { PoolRun } from "./pool/pool_run.ts";
-import { SharedTensorArray } from "./pool/shared_tensor_array.ts";
-import { WorkerPool } from "./pool/worker_pool.ts";
+import type { WorkerPool } from "./pool/worker_pool.ts";
 import { runBlock } from "./block_runner.ts";
 import { ProgramError } from "./errors.ts";
 import { bindRunInputs } from "./feed_binding.ts";
@@ -37,7 +26,7 @@ import {
 } from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
 import { chooseDevice, type DeviceName } from "./device_choice.ts";
-import { TensorArray, type Value } from "./value.ts";
+import type { Value } from "./value.ts";
 import { varInfoOf } from "./var_info.ts";
 
 /** A program and the tensors of its persistable variables. */
@@ -229,13 +218,20 @@ export class Executor {
           reason: `cpu (${choice.reason}, but a run with workers uses the CPU)`,
         };
       }
-      await this.#runPooled(
+      // The pool's modules load only for a run that uses them.
+      const { runWithPool } = await import("./pool/run_with_pool.ts");
+      await runWithPool({
         prepared,
         scheduler,
         scope,
-        options.signal,
-        choice.device,
-      );
+        signal: options.signal,
+        device: choice.device,
+        workers: this.#workers,
+        seed: this.#seed,
+        print: this.#print,
+        cluster: this.#cluster,
+        onPool: this.#onPool,
+      });
     } else {
       const services: RunServices = {
         scheduler,
@@ -260,93 +256,6 @@ export class Executor {
     await readBack(Object.values(fetched));
     return { fetched, scope, device: choice.reason };
   }
-
-  // Runs block 0 here with Web Workers beside it (see runtime/pool/).
-  async #runPooled(
-    prepared: PreparedProgram,
-    scheduler: Scheduler,
-    scope: Scope,
-    signal: AbortSignal | undefined,
-    device: Device,
-  ): Promise<void> {
-    const heap = SharedHeap.create();
-    createWakeRings(heap, this.#workers);
-    const member = new PoolMember(heap, 0, scheduler);
-    const pool = new PoolRun(member, this.#workers, prepared, this.#print);
-    const services: RunServices = {
-      scheduler,
-      device: pool.device(device),
-      seed: this.#seed,
-      print: (line) => pool.print(line),
-      pool,
-      cluster: this.#cluster,
-    };
-    pool.attach(services);
-    const failed = new AbortController();
-    const workers = new WorkerPool({
-      heap,
-      workers: this.#workers,
-      program: toBinary(ProgramDescSchema, prepared.desc),
-      seed: this.#seed,
-      cluster: this.#cluster,
-      localThreads: () => scheduler.threads().map((t) => threadSnapshot(t, 0)),
-      fail: (error) => failed.abort(error),
-    });
-    member.start({
-      onQuiet: () => workers.quiet(),
-      onMessage: (m) => pool.onMessage(m),
-    });
-    this.#onPool?.(workers);
-    const main = prepared.block(0);
-    const arrays = () => pool.newArray();
-    const root = new Scope(main.layout, undefined, arrays);
-    // The run starts from the caller's scope, its tensor arrays moved into
-    // shared memory, and leaves its values there.
-    scope.values.forEach((v, i) => {
-      if (
-        !(v instanceof TensorArray) || v instanceof SharedTensorArray ||
-        !(root.values[i] instanceof TensorArray) // a feed or fetch list
-      ) {
-        root.values[i] = v;
-      } else if (v.length > 0) {
-        const shared = root.values[i] as TensorArray;
-        shared.resize(v.length);
-        v.snapshot().forEach((t, k) => t !== undefined && shared.write(k, t));
-      }
-    });
-    try {
-      await scheduler.run(
-        (thread) => runBlock(main, root, threadContext(services, thread)),
-        {
-          signal: signal === undefined
-            ? failed.signal
-            : AbortSignal.any([signal, failed.signal]),
-        },
-      );
-    } catch (error) {
-      // A panic of the main thread's: its dump lists this worker's threads;
-      // add the other workers'.
-      if (error instanceof Panic && error.thread?.worker === undefined) {
-        const others = formatThreadDump(await workers.threads());
-        if (others !== "") {
-          error.dump = sortedDump(`${error.dump}\n\n${others}`);
-        }
-      }
-      throw error;
-    } finally {
-      pool.printLog();
-      workers.stop();
-      pool.close();
-      member.close();
-      scope.values.splice(0, scope.values.length, ...root.values);
-    }
-  }
-}
-
-// A dump's entries in thread id order.
-function sortedDump(dump: string): string {
-  const id = (entry: string) => Number(/^goroutine (\d+)/.exec(entry)?.[1]);
-  return dump.split("\n\n").sort((a, b) => id(a) - id(b)).join("\n\n");
 }
 
 // Whether a pool could help: some go or parallel_for block may move, or a

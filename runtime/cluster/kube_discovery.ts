@@ -120,28 +120,6 @@ export interface KubeDiscoveryOptions {
 }
 
 /**
- * Whether the environment is a Kubernetes pod's (the kubelet sets
- * `KUBERNETES_SERVICE_HOST` in every container).
- *
- * @param env Environment variables.
- * @returns True inside a pod.
- *
- * @example Usage
- * ```ts
- * import { isInKubernetesPod } from "./kube_discovery.ts";
- * import { assert } from "@std/assert";
- *
- * assert(isInKubernetesPod({ KUBERNETES_SERVICE_HOST: "10.96.0.1" }));
- * assert(!isInKubernetesPod({}));
- * ```
- */
-export function isInKubernetesPod(
-  env: Readonly<Record<string, string | undefined>>,
-): boolean {
-  return Boolean(env.KUBERNETES_SERVICE_HOST);
-}
-
-/**
  * The API server's URL from `KUBERNETES_SERVICE_HOST` and
  * `KUBERNETES_SERVICE_PORT` (443 if unset); an IPv6 host is bracketed.
  *

@@ -22,11 +22,7 @@ import {
   isDialablePort,
   parseHostPort,
 } from "./host_port.ts";
-import {
-  discoverKubeWorkers,
-  isInKubernetesPod,
-  type KubeDiscoveryOptions,
-} from "./kube_discovery.ts";
+import type { KubeDiscoveryOptions } from "./kube_discovery.ts";
 
 /**
  * No way to find workers was given, or the pod's discovery lacks a label
@@ -284,5 +280,29 @@ export async function resolveWorkerAddrs(
         "worker pods was given (or give --worker-addrs or RILL_WORKERS)",
     );
   }
+  // Discovery's modules load only in a pod that needs them.
+  const { discoverKubeWorkers } = await import("./kube_discovery.ts");
   return await discoverKubeWorkers(options.labelSelector, { ...options, env });
+}
+
+/**
+ * Whether the environment is a Kubernetes pod's (the kubelet sets
+ * `KUBERNETES_SERVICE_HOST` in every container).
+ *
+ * @param env Environment variables.
+ * @returns True inside a pod.
+ *
+ * @example Usage
+ * ```ts
+ * import { isInKubernetesPod } from "./worker_addrs.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(isInKubernetesPod({ KUBERNETES_SERVICE_HOST: "10.96.0.1" }));
+ * assert(!isInKubernetesPod({}));
+ * ```
+ */
+export function isInKubernetesPod(
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  return Boolean(env.KUBERNETES_SERVICE_HOST);
 }
