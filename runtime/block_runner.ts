@@ -106,8 +106,8 @@ export function runThreadBlock(
   ctx: ThreadContext,
   done?: () => void,
 ): void | typeof ENDS_ITSELF {
-  if (runFrom(block, scope, ctx, true, done) === undefined) return done?.();
-  return ENDS_ITSELF;
+  if (runFrom(block, scope, ctx, true, done) !== undefined) return ENDS_ITSELF;
+  done?.();
 }
 
 // Runs the ops of `block` from the first. With `endsThread`, the block is
@@ -136,31 +136,39 @@ function runFrom(
     if (e instanceof ElementsOnDevice) {
       // Run the op again once its inputs are on the host.
       const inputs = readBackFor(ops[i], scope, e);
-      return finishAsync(block, scope, ctx, i - 1, inputs, endsThread, done);
+      return finishAsync(block, scope, ctx, i, inputs, endsThread, done, true);
     }
     throw locatePanic(e, ops[i], scope, thread);
   }
 }
 
+// Finishes op i once `pending` settles (or, with `again`, runs it again: the
+// promise read its inputs back), then runs the rest of the block.
 async function finishAsync(
   block: PreparedBlock,
   scope: Scope,
   ctx: ThreadContext,
   i: number,
-  pending: Promise<void>,
+  pending: Promise<unknown>,
   endsThread: boolean,
   done: (() => void) | undefined,
+  again = false,
 ): Promise<void> {
   const ops = block.ops;
   const thread = ctx.thread;
   try {
-    await pending;
+    const value = await pending;
+    if (again) i--;
+    else ops[i].resume?.(scope, value, ctx);
     for (i++; i < ops.length; i++) {
       const op = ops[i];
       thread.where = op.location;
       try {
         const next = op.run(scope, ctx);
-        if (next !== undefined) await next;
+        if (next !== undefined) {
+          const value = await next;
+          op.resume?.(scope, value, ctx);
+        }
       } catch (e) {
         if (!(e instanceof ElementsOnDevice)) throw e;
         await readBackFor(op, scope, e);

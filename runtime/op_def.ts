@@ -7,7 +7,7 @@
  * @module
  */
 import type { DType } from "../kernels/dtype.ts";
-import type { OpRun, PrepareContext } from "./prepare_context.ts";
+import type { OpRun, PrepareContext, ResumableRun } from "./prepare_context.ts";
 
 /** What a variable holds, as far as a slot cares. */
 export type VarKind =
@@ -241,8 +241,11 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
    * and value), for analysis. Absent: none.
    */
   namedVariables?(attrs: AttrValues<A>): NamedVariables;
-  /** Resolves variables and kernels once; returns the op's run function. */
-  prepare(ctx: PrepareContext<A>): OpRun;
+  /**
+   * Resolves variables and kernels once; returns the op's run function, or
+   * a run and a resume for an op that suspends for a value.
+   */
+  prepare(ctx: PrepareContext<A>): OpRun | ResumableRun;
 }
 
 /** Variables an op reads and rebinds outside its slots. */

@@ -154,8 +154,13 @@ export class PreparedProgram {
     const inputs = Object.keys(def.inputs).map((slot) =>
       [slot, refs(op.inputs, slot)] as const
     );
+    const prepared = (def as OpDef).prepare(ctx);
+    const { run, resume } = typeof prepared === "function"
+      ? { run: prepared, resume: undefined }
+      : prepared;
     return {
-      run: (def as OpDef).prepare(ctx),
+      run,
+      resume,
       location,
       def,
       desc: op,

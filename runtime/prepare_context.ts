@@ -17,6 +17,21 @@ import type { VarRef } from "./var_ref.ts";
  */
 export type OpRun = (scope: Scope, ctx: ThreadContext) => void | Promise<void>;
 
+/**
+ * An op that may suspend for a value and finish with it: `run` completes
+ * synchronously (returns `undefined`) or returns a promise of a value, which
+ * the block runner awaits and hands to `resume`. A channel receive returns
+ * the channel's own promise and stores the value in `resume`, rather than
+ * chaining a `.then` per receive (a closure, a promise and a reaction for
+ * every parked receiver).
+ */
+export interface ResumableRun {
+  /** Runs the op, or starts it and returns a promise of a value. */
+  readonly run: (scope: Scope, ctx: ThreadContext) => void | Promise<unknown>;
+  /** Finishes the op with the value `run`'s promise resolved to. */
+  readonly resume: (scope: Scope, value: unknown, ctx: ThreadContext) => void;
+}
+
 /** The context an op's `prepare` gets. Slots are validated before this. */
 export interface PrepareContext<A extends AttrSchema = AttrSchema> {
   /** The attribute values, defaults applied. */

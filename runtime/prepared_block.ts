@@ -6,14 +6,19 @@
  */
 import type { OpDesc } from "../gen/rill/v1/framework_pb.ts";
 import type { OpDef } from "./op_def.ts";
-import type { OpRun } from "./prepare_context.ts";
+import type { ResumableRun } from "./prepare_context.ts";
 import type { BlockLayout } from "./scope.ts";
 import type { VarRef } from "./var_ref.ts";
 
 /** One prepared op. */
 export interface PreparedOp {
-  /** The run function. */
-  readonly run: OpRun;
+  /**
+   * The run function: completes, or returns a promise the block runner
+   * awaits (and whose value it hands to `resume`, when there is one).
+   */
+  readonly run: ResumableRun["run"];
+  /** Finishes an op whose run suspended for a value. */
+  readonly resume: ResumableRun["resume"] | undefined;
   /** `block B op I <type>`. */
   readonly location: string;
   /** The op's definition. */

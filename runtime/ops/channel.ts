@@ -20,11 +20,12 @@ import {
   Channel,
   type ChannelOpOptions,
   closeChannel,
+  type RecvResult,
 } from "../../scheduler/channel.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
 import { dtypeOfCode } from "../dtype_codes.ts";
-import type { TensorChannel } from "../value.ts";
+import type { TensorChannel, Value } from "../value.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 
@@ -195,27 +196,38 @@ const channelRecv = defineOp({
     const ch = ctx.input("Channel");
     const out = ctx.output("Out");
     const status = ctx.optionalOutput("Status");
-    return (scope, thread) => {
-      const c = ch.channel(scope);
-      if (c === null) {
-        return blockForever("chan receive (nil chan)", thread.parkAs);
-      }
-      if (status === undefined) {
-        // Without Status, no {value, ok} record per receive.
-        const value = c.recv(thread.parkAs);
-        if (!(value instanceof Promise)) return out.write(scope, value);
-        return value.then((v) => out.write(scope, v));
-      }
-      const got = c.recvOk(thread.parkAs);
-      if (!(got instanceof Promise)) {
+    // A parked receive returns the channel's own promise; `resume` stores
+    // what it delivers (no `.then` per parked receiver).
+    if (status === undefined) {
+      return {
+        run(scope, thread) {
+          const c = ch.channel(scope);
+          if (c === null) {
+            return blockForever("chan receive (nil chan)", thread.parkAs);
+          }
+          const value = c.recv(thread.parkAs);
+          if (value instanceof Promise) return value;
+          out.write(scope, value);
+        },
+        resume: (scope, value) => out.write(scope, value as Value),
+      };
+    }
+    return {
+      run(scope, thread) {
+        const c = ch.channel(scope);
+        if (c === null) {
+          return blockForever("chan receive (nil chan)", thread.parkAs);
+        }
+        const got = c.recvOk(thread.parkAs);
+        if (got instanceof Promise) return got;
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));
-        return;
-      }
-      return got.then((r) => {
-        out.write(scope, r.value);
-        status.write(scope, statusTensor(r.ok));
-      });
+      },
+      resume(scope, value) {
+        const got = value as RecvResult<Value>;
+        out.write(scope, got.value);
+        status.write(scope, statusTensor(got.ok));
+      },
     };
   },
 });
