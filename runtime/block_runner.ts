@@ -58,7 +58,7 @@ export function runBlock(
   scope: Scope,
   ctx: ThreadContext,
 ): void | Promise<void> {
-  return runFrom(block, scope, ctx, false, undefined);
+  return runFrom(block, scope, ctx, undefined);
 }
 
 /**
@@ -104,89 +104,103 @@ export function runThreadBlock(
   block: PreparedBlock,
   scope: Scope,
   ctx: ThreadContext,
-  done?: () => void,
+  done: () => void = noop,
 ): void | typeof ENDS_ITSELF {
-  if (runFrom(block, scope, ctx, true, done) !== undefined) return ENDS_ITSELF;
-  done?.();
+  if (runFrom(block, scope, ctx, done) !== undefined) return ENDS_ITSELF;
+  done();
 }
 
-// Runs the ops of `block` from the first. With `endsThread`, the block is
-// its thread's whole work: once suspended, its continuation runs `done` and
-// ends the thread itself (see runThreadBlock).
+function noop(): void {}
+
+// Runs the ops of `block` from the first. With `ending` (a function, maybe
+// a no-op), the block is its thread's whole work: once suspended, its
+// continuation runs `ending` and ends the thread itself (runThreadBlock).
 function runFrom(
   block: PreparedBlock,
   scope: Scope,
   ctx: ThreadContext,
-  endsThread: boolean,
-  done: (() => void) | undefined,
+  ending: (() => void) | undefined,
 ): void | Promise<void> {
+  const i = runOps(block, scope, ctx, 0);
+  if (i === block.ops.length) return;
+  return finishAsync(block, scope, ctx, i, suspension!, rerun, ending);
+}
+
+// What the last runOps that stopped early waits for, and whether the op it
+// stopped at must run again afterwards (its promise reads its inputs back
+// from a device) rather than resume. Read at once by runOps's caller.
+let suspension: Promise<unknown> | undefined;
+let rerun = false;
+
+// Runs the ops of `block` from index `from` until one suspends (returns its
+// index, with `suspension` and `rerun` set) or the block ends (returns the
+// number of ops). Throws a panic located at the op that failed.
+function runOps(
+  block: PreparedBlock,
+  scope: Scope,
+  ctx: ThreadContext,
+  from: number,
+): number {
   const ops = block.ops;
   const thread = ctx.thread;
-  let i = 0;
+  let i = from;
   try {
     for (; i < ops.length; i++) {
       const op = ops[i];
       thread.where = op.location;
       const pending = op.run(scope, ctx);
       if (pending !== undefined) {
-        return finishAsync(block, scope, ctx, i, pending, endsThread, done);
+        suspension = pending;
+        rerun = false;
+        return i;
       }
     }
+    return i;
   } catch (e) {
-    if (e instanceof ElementsOnDevice) {
-      // Run the op again once its inputs are on the host.
-      const inputs = readBackFor(ops[i], scope, e);
-      return finishAsync(block, scope, ctx, i, inputs, endsThread, done, true);
+    if (!(e instanceof ElementsOnDevice)) {
+      throw locatePanic(e, ops[i], scope, thread);
     }
-    throw locatePanic(e, ops[i], scope, thread);
+    suspension = readBackFor(ops[i], scope, e);
+    rerun = true;
+    return i;
   }
 }
 
-// Finishes op i once `pending` settles (or, with `again`, runs it again: the
-// promise read its inputs back), then runs the rest of the block.
+// The rest of a block whose op i suspended on `pending`: finish op i (or
+// run it again), run on to the next suspension, and so on to the end.
+// Its variables are few on purpose: a suspended block keeps them all, for
+// every parked goroutine.
 async function finishAsync(
   block: PreparedBlock,
   scope: Scope,
   ctx: ThreadContext,
   i: number,
   pending: Promise<unknown>,
-  endsThread: boolean,
-  done: (() => void) | undefined,
-  again = false,
+  again: boolean,
+  ending: (() => void) | undefined,
 ): Promise<void> {
-  const ops = block.ops;
-  const thread = ctx.thread;
   try {
-    const value = await pending;
-    if (again) i--;
-    else ops[i].resume?.(scope, value, ctx);
-    for (i++; i < ops.length; i++) {
-      const op = ops[i];
-      thread.where = op.location;
-      try {
-        const next = op.run(scope, ctx);
-        if (next !== undefined) {
-          const value = await next;
-          op.resume?.(scope, value, ctx);
-        }
-      } catch (e) {
-        if (!(e instanceof ElementsOnDevice)) throw e;
-        await readBackFor(op, scope, e);
-        i--; // and run it again
-      }
+    for (;;) {
+      const value = await pending;
+      if (!again) block.ops[i].resume?.(scope, value, ctx);
+      i = runOps(block, scope, ctx, again ? i : i + 1);
+      if (i === block.ops.length) break;
+      pending = suspension!;
+      again = rerun;
     }
   } catch (e) {
-    const panic = locatePanic(e, ops[i], scope, thread);
-    if (!endsThread) throw panic;
-    return endThread(thread, panic);
+    // A panic from runOps is located already; locatePanic keeps it.
+    const panic = locatePanic(e, block.ops[i], scope, ctx.thread);
+    if (ending === undefined) throw panic;
+    return endThread(ctx.thread, panic);
   }
-  if (!endsThread) return;
+  if (ending === undefined) return;
   try {
-    done?.();
+    ending();
   } catch (e) {
-    return endThread(thread, e);
+    return endThread(ctx.thread, e);
   }
-  endThread(thread, undefined);
+  endThread(ctx.thread, undefined);
 }
 
 // Ends a thread whose block has finished, or stopped with `error`.
