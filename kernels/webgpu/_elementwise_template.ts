@@ -8,12 +8,16 @@
 //   contiguous and scalar cases walk rank 1.
 //   Float kernels include _ieee_wgsl.ts, whose functions the expressions
 //   call for NaN- and infinity-exact results.
+//   float16 operands are read as f16 and computed in f32; a float16 result
+//   is rounded on bits (_f16_wgsl.ts) and written a word (two elements) per
+//   step of the loop, so no two invocations share a word.
 
 import { planBroadcast } from "../broadcast.ts";
 import { formatShape } from "../_shape.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
 import { IEEE_WGSL } from "./_ieee_wgsl.ts";
+import { ENABLE_F16, F16_WGSL } from "./_f16_wgsl.ts";
 
 // Broadcasts needing more dims than this (after coalescing) are refused;
 // the integration runs them on the CPU.
@@ -22,9 +26,20 @@ const WORKGROUP = 256;
 // A grid-stride loop covers the rest; 65535 is WebGPU's per-dim minimum.
 const MAX_WORKGROUPS = 65535;
 
-/** The WGSL type of each GPU dtype's elements. */
+/**
+ * The WGSL type each GPU dtype computes in: float16 computes in f32.
+ *
+ * @example Usage
+ * ```ts
+ * import { WGSL_TYPE } from "./_elementwise_template.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals([WGSL_TYPE.float16, WGSL_TYPE.bool], ["f32", "u32"]);
+ * ```
+ */
 export const WGSL_TYPE: Record<GpuDType, string> = {
   float32: "f32",
+  float16: "f32",
   int32: "i32",
   bool: "u32",
 };
@@ -41,10 +56,71 @@ function workgroups(size: number): [number] {
   return [Math.max(1, Math.min(MAX_WORKGROUPS, Math.ceil(size / WORKGROUP)))];
 }
 
-// out[i] = expr(X[i]); p[0] = size, p[1..] = extra parameters.
+// The module's first lines: `enable f16;` when an operand is float16, the
+// parameters, the operands (bindings 1..), and the preludes the
+// expressions call.
+function prelude(
+  inputs: string[],
+  dtype: GpuDType,
+  outDType: GpuDType,
+): string {
+  const f16 = dtype === "float16", float = f16 || dtype === "float32";
+  const element = f16 ? "f16" : WGSL_TYPE[dtype];
+  const out = outDType === "float16" ? "u32" : WGSL_TYPE[outDType];
+  return [
+    f16 ? ENABLE_F16 : "",
+    "@group(0) @binding(0) var<storage, read> p: array<u32>;",
+    ...inputs.map((name, i) =>
+      `@group(0) @binding(${
+        i + 1
+      }) var<storage, read> ${name}: array<${element}>;`
+    ),
+    `@group(0) @binding(${
+      inputs.length + 1
+    }) var<storage, read_write> O: array<${out}>;`,
+    float ? IEEE_WGSL : "",
+    f16 || outDType === "float16" ? F16_WGSL : "",
+  ].join("\n");
+}
+
+// X[i] as the compute type (float16 widens to f32, exactly).
+function load(name: string, index: string, dtype: GpuDType): string {
+  return dtype === "float16" ? `f32(${name}[${index}])` : `${name}[${index}]`;
+}
+
+// The main loop over the output: element i is `element_at(i)`. A float16
+// output is written a word at a time, both halves by one invocation.
+function mainLoop(outDType: GpuDType): string {
+  const body = outDType === "float16"
+    ? `
+  let words = (n + 1u) / 2u;
+  for (var w = g.x; w < words; w += nw.x * ${WORKGROUP}u) {
+    let i = 2u * w;
+    var high = 0u;
+    if (i + 1u < n) { high = f32_to_f16(element_at(i + 1u)); }
+    O[w] = f32_to_f16(element_at(i)) | (high << 16u);
+  }`
+    : `
+  for (var i = g.x; i < n; i += nw.x * ${WORKGROUP}u) {
+    O[i] = element_at(i);
+  }`;
+  return `
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(global_invocation_id) g: vec3<u32>,
+        @builtin(num_workgroups) nw: vec3<u32>) {
+  let n = p[0];${body}
+}`;
+}
+
+// Invocations the main loop needs for `size` output elements.
+function loopSize(outDType: GpuDType, size: number): number {
+  return outDType === "float16" ? Math.ceil(size / 2) : size;
+}
+
 /**
  * Records `out[i] = expr(a)` with `a = X[i]`; p[0] is the size and
- * `extra` follows it (read as p[1], p[2], ...).
+ * `extra` follows it (read as p[1], p[2], ...). A float16 X is computed in
+ * f32 and its result rounded to float16.
  *
  * @param batch Where the dispatch goes.
  * @param kernel The op, dtype, expression and variant.
@@ -80,24 +156,17 @@ export function mapDispatch(
   if (out.size === 0) return out;
   const t = WGSL_TYPE[dtype];
   const pipeline = batch.pipelines.get({ op, dtype, variant }, () => `
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read> X: array<${t}>;
-@group(0) @binding(2) var<storage, read_write> O: array<${t}>;
-${dtype === "float32" ? IEEE_WGSL : ""}
-@compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(global_invocation_id) g: vec3<u32>,
-        @builtin(num_workgroups) nw: vec3<u32>) {
-  let n = p[0];
-  for (var i = g.x; i < n; i += nw.x * ${WORKGROUP}u) {
-    let a = X[i];
-    O[i] = ${expr};
-  }
-}`);
+${prelude(["X"], dtype, dtype)}
+fn element_at(i: u32) -> ${t} {
+  let a = ${load("X", "i", dtype)};
+  return ${expr};
+}
+${mainLoop(dtype)}`);
   batch.dispatch({
     pipeline,
     buffers: [x.buffer, out.buffer],
     params: new Uint32Array([out.size, ...extra]),
-    workgroups: workgroups(out.size),
+    workgroups: workgroups(loopSize(dtype, out.size)),
   });
   return out;
 }
@@ -151,38 +220,30 @@ export function broadcastDispatch(
       } has more than ${MAX_RANK} independent dims`,
     );
   }
-  const t = WGSL_TYPE[dtype], o = WGSL_TYPE[outDType];
   const pipeline = batch.pipelines.get(
     { op, dtype, variant: "broadcast" },
     () => `
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read> X: array<${t}>;
-@group(0) @binding(2) var<storage, read> Y: array<${t}>;
-@group(0) @binding(3) var<storage, read_write> O: array<${o}>;
-${dtype === "float32" ? IEEE_WGSL : ""}
-@compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(global_invocation_id) g: vec3<u32>,
-        @builtin(num_workgroups) nw: vec3<u32>) {
-  let n = p[0]; let rank = p[1];
-  for (var i = g.x; i < n; i += nw.x * ${WORKGROUP}u) {
-    var xi = 0u; var yi = 0u; var r = i;
-    for (var d = rank; d > 0u; d--) {
-      let dim = p[1u + d];
-      let c = r % dim;
-      r = r / dim;
-      xi += c * p[1u + rank + d];
-      yi += c * p[1u + 2u * rank + d];
-    }
-    let a = X[xi]; let b = Y[yi];
-    O[i] = ${expr};
+${prelude(["X", "Y"], dtype, outDType)}
+fn element_at(i: u32) -> ${WGSL_TYPE[outDType]} {
+  let rank = p[1];
+  var xi = 0u; var yi = 0u; var r = i;
+  for (var d = rank; d > 0u; d--) {
+    let dim = p[1u + d];
+    let c = r % dim;
+    r = r / dim;
+    xi += c * p[1u + rank + d];
+    yi += c * p[1u + 2u * rank + d];
   }
-}`,
+  let a = ${load("X", "xi", dtype)}; let b = ${load("Y", "yi", dtype)};
+  return ${expr};
+}
+${mainLoop(outDType)}`,
   );
   batch.dispatch({
     pipeline,
     buffers: [x.buffer, y.buffer, out.buffer],
     params: new Uint32Array([out.size, dims.length, ...dims, ...xs, ...ys]),
-    workgroups: workgroups(out.size),
+    workgroups: workgroups(loopSize(outDType, out.size)),
   });
   return out;
 }

@@ -12,6 +12,18 @@
 // An invocation that keeps an R×(4·V) block of C in registers loads R + 4V
 // vec4s per 4 steps of k for 16·R·V multiply-adds; 8×8 measured about twice
 // 4×4 at 1024², and shared-memory tiles no faster than registers alone.
+//
+// float16: A and B are read as f16 (vec4<f16> in the vec4 kernel) and
+// widened to f32, which is exact, so products and sums are f32 as for
+// float32; each element of C is rounded once to float16 on bits
+// (_f16_wgsl.ts). The vec4 kernel writes a vec4 of C as two whole words;
+// the others write single halves with store_half (a 4-wide block of an odd
+// N may share a word with its neighbour's).
+
+import { ENABLE_F16, F16_WGSL, halfStoreWgsl } from "./_f16_wgsl.ts";
+
+/** The dtypes the matmul kernels take. */
+export type MatmulDType = "float32" | "float16";
 
 /** The shape of a register-blocked kernel. */
 export interface BlockShape {
@@ -23,18 +35,47 @@ export interface BlockShape {
   readonly workgroup: readonly [number, number];
 }
 
-const HEADER = `
+// The bindings, and `ld_a(i)`, `ld_b(i)` (element or vec4 i of A or B, in
+// f32) and `store_c(i, v)` (element or vec4 i of C).
+function header(dtype: MatmulDType, vec4: boolean): string {
+  const f = vec4 ? "vec4<f32>" : "f32";
+  if (dtype === "float32") {
+    return `
 @group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read> A: array<ELEM>;
-@group(0) @binding(2) var<storage, read> B: array<ELEM>;
-@group(0) @binding(3) var<storage, read_write> C: array<ELEM>;
+@group(0) @binding(1) var<storage, read> A: array<${f}>;
+@group(0) @binding(2) var<storage, read> B: array<${f}>;
+@group(0) @binding(3) var<storage, read_write> C: array<${f}>;
+fn ld_a(i: u32) -> ${f} { return A[i]; }
+fn ld_b(i: u32) -> ${f} { return B[i]; }
+fn store_c(i: u32, v: ${f}) { C[i] = v; }
 `;
+  }
+  const h = vec4 ? "vec4<f16>" : "f16";
+  const store = vec4
+    ? `C[i] = vec2<u32>(f32_to_f16(v.x) | (f32_to_f16(v.y) << 16u),
+                     f32_to_f16(v.z) | (f32_to_f16(v.w) << 16u));`
+    : "store_half(i, f32_to_f16(v));";
+  return `${ENABLE_F16}
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read> A: array<${h}>;
+@group(0) @binding(2) var<storage, read> B: array<${h}>;
+@group(0) @binding(3) var<storage, read_write> C: array<${
+    vec4 ? "vec2<u32>" : "atomic<u32>"
+  }>;
+${F16_WGSL}
+${vec4 ? "" : halfStoreWgsl("C")}
+fn ld_a(i: u32) -> ${f} { return ${f}(A[i]); }
+fn ld_b(i: u32) -> ${f} { return ${f}(B[i]); }
+fn store_c(i: u32, v: ${f}) { ${store} }
+`;
+}
 
 /**
  * The register-blocked vec4 kernel: K and N must be multiples of 4, so
  * every row of A and B starts on a vec4.
  *
  * @param block The block and workgroup shape.
+ * @param dtype The operands' and result's dtype.
  * @returns WGSL source with entry point `main`.
  *
  * @example Usage
@@ -46,9 +87,12 @@ const HEADER = `
  * assertStringIncludes(code, "@workgroup_size(8, 4)");
  * ```
  */
-export function blockedVec4Wgsl(block: BlockShape): string {
+export function blockedVec4Wgsl(
+  block: BlockShape,
+  dtype: MatmulDType = "float32",
+): string {
   const { rows: R, vec4s: V, workgroup: [wx, wy] } = block;
-  const lines = [HEADER.replaceAll("ELEM", "vec4<f32>")];
+  const lines = [header(dtype, true)];
   lines.push(`@compute @workgroup_size(${wx}, ${wy})
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let M = p[0]; let K = p[1]; let N = p[2]; let alpha = bitcast<f32>(p[3]);
@@ -68,11 +112,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     }
   }
   lines.push(`  for (var kk = 0u; kk < k4; kk++) {`);
-  for (let i = 0; i < R; i++) lines.push(`    let a${i} = A[ra${i} + kk];`);
+  for (let i = 0; i < R; i++) lines.push(`    let a${i} = ld_a(ra${i} + kk);`);
   lines.push(`    let kb = kk * 4u * n4;`);
   for (let q = 0; q < 4; q++) {
     for (let j = 0; j < V; j++) {
-      lines.push(`    let b${q}_${j} = B[cb${j} + kb + ${q}u * n4];`);
+      lines.push(`    let b${q}_${j} = ld_b(cb${j} + kb + ${q}u * n4);`);
     }
   }
   for (let i = 0; i < R; i++) {
@@ -88,7 +132,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     for (let j = 0; j < V; j++) {
       lines.push(
         `  if (row + ${i}u < M && col + ${j}u < n4) {` +
-          ` C[c0 + (row + ${i}u) * n4 + col + ${j}u] = acc${i}_${j} * alpha; }`,
+          ` store_c(c0 + (row + ${i}u) * n4 + col + ${j}u, acc${i}_${j} * alpha); }`,
       );
     }
   }
@@ -100,6 +144,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
  * The register-blocked scalar kernel for any M, K, N: each invocation
  * computes a 4×4 block with scalar loads.
  *
+ * @param dtype The operands' and result's dtype.
  * @returns WGSL source with entry point `main`, workgroup 8×8.
  *
  * @example Usage
@@ -110,8 +155,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
  * assertStringIncludes(blockedScalarWgsl(), "fn main");
  * ```
  */
-export function blockedScalarWgsl(): string {
-  const lines = [HEADER.replaceAll("ELEM", "f32")];
+export function blockedScalarWgsl(dtype: MatmulDType = "float32"): string {
+  const lines = [header(dtype, false)];
   lines.push(`@compute @workgroup_size(8, 8)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let M = p[0]; let K = p[1]; let N = p[2]; let alpha = bitcast<f32>(p[3]);
@@ -125,15 +170,15 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     lines.push(`  let cb${i} = b0 + min(col + ${i}u, N - 1u);`);
   }
   lines.push(`  for (var k = 0u; k < K; k++) {
-    let b = vec4<f32>(B[cb0 + k * N], B[cb1 + k * N], B[cb2 + k * N], B[cb3 + k * N]);`);
+    let b = vec4<f32>(ld_b(cb0 + k * N), ld_b(cb1 + k * N), ld_b(cb2 + k * N), ld_b(cb3 + k * N));`);
   for (let i = 0; i < 4; i++) {
-    lines.push(`    acc[${i}] = acc[${i}] + A[ra${i} + k] * b;`);
+    lines.push(`    acc[${i}] = acc[${i}] + ld_a(ra${i} + k) * b;`);
   }
   lines.push(`  }
   for (var i = 0u; i < 4u; i++) {
     for (var j = 0u; j < 4u; j++) {
       if (row + i < M && col + j < N) {
-        C[c0 + (row + i) * N + col + j] = acc[i][j] * alpha;
+        store_c(c0 + (row + i) * N + col + j, acc[i][j] * alpha);
       }
     }
   }
@@ -144,6 +189,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 /**
  * The simple kernel for tiny products: one output per invocation.
  *
+ * @param dtype The operands' and result's dtype.
  * @returns WGSL source with entry point `main`, workgroup 64.
  *
  * @example Usage
@@ -154,8 +200,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
  * assertStringIncludes(simpleWgsl(), "@workgroup_size(64)");
  * ```
  */
-export function simpleWgsl(): string {
-  return HEADER.replaceAll("ELEM", "f32") + `
+export function simpleWgsl(dtype: MatmulDType = "float32"): string {
+  return header(dtype, false) + `
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let M = p[0]; let K = p[1]; let N = p[2]; let alpha = bitcast<f32>(p[3]);
@@ -164,8 +210,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let i = g.x / N; let j = g.x % N;
   let a = p[5u + 2u * z] + i * K; let b = p[6u + 2u * z] + j;
   var acc = 0.0;
-  for (var k = 0u; k < K; k++) { acc = acc + A[a + k] * B[b + k * N]; }
-  C[(p[4] + z) * M * N + g.x] = acc * alpha;
+  for (var k = 0u; k < K; k++) { acc = acc + ld_a(a + k) * ld_b(b + k * N); }
+  store_c((p[4] + z) * M * N + g.x, acc * alpha);
 }`;
 }
 

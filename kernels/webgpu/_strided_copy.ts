@@ -2,16 +2,22 @@
 // slice, concat and split on it (gather.ts has its own, indexed, kernel).
 //
 // Invariants:
-//   Copies move 32-bit words (`array<u32>`), never values: every GPU dtype
-//   takes 4 bytes, so one pipeline serves float32, int32 and bool, and a
-//   NaN's payload, ±Infinity and -0 pass through bit for bit (no float load
-//   or store that a compiler could canonicalize).
+//   Copies move bits, never values: 32-bit words (`array<u32>`) for
+//   float32, int32 and bool (one pipeline serves all three), 16-bit halves
+//   of words for float16. A NaN's payload, ±Infinity and -0 pass through
+//   bit for bit (no float load or store that a compiler could
+//   canonicalize).
+//   A 16-bit element is written with store_half (_f16_wgsl.ts): two
+//   atomics, each touching only its half, since the other half of the word
+//   may be written at the same time (by the invocation for the neighbouring
+//   element) or may already hold another part (a concat operand).
 //   Copies walk their output with a grid-stride loop, so any size runs within
 //   WebGPU's 65535-workgroup limit.
 //   Callers have checked every offset: the kernel does no bounds checks
 //   beyond WGSL's own (which clamp, never fault).
 
 import { coalesce } from "./_elementwise_template.ts";
+import { halfStoreWgsl } from "./_f16_wgsl.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 
@@ -62,7 +68,7 @@ export function workgroups(size: number): [number] {
  *
  * @param batch Where the dispatch goes.
  * @param x The source.
- * @param out The destination.
+ * @param out The destination, of x's element size (float16 with float16).
  * @param plan The walk; every offset it reaches must be in range.
  *
  * @example Usage
@@ -98,10 +104,15 @@ export function copyStrided(
   // Merging dims both sides walk contiguously makes the common cases
   // (a contiguous block, a concat or split piece) rank 1 or 2.
   const [dims, xs, os] = coalesce(plan.dims, plan.xStrides, plan.outStrides);
-  const pipeline = batch.pipelines.get(
-    { op: "copy_strided", dtype: "u32" },
-    () => STRIDED_WGSL,
-  );
+  const pipeline = x.dtype === "float16"
+    ? batch.pipelines.get(
+      { op: "copy_strided", dtype: "u16" },
+      () => stridedWgsl(16),
+    )
+    : batch.pipelines.get(
+      { op: "copy_strided", dtype: "u32" },
+      () => stridedWgsl(32),
+    );
   batch.dispatch({
     pipeline,
     buffers: [x.buffer, out.buffer],
@@ -124,11 +135,16 @@ export function copyStrided(
 // multi-index c innermost dim first (c = r % dim, r = r / dim), and each
 // coordinate is scaled by both sides' strides at once, so no index array
 // is ever materialized.
-const STRIDED_WGSL = `
+function stridedWgsl(bits: 16 | 32): string {
+  const out = bits === 16 ? "atomic<u32>" : "u32";
+  const move = bits === 16
+    ? "store_half(oi, (X[xi >> 1u] >> ((xi & 1u) * 16u)) & 0xffffu);"
+    : "O[oi] = X[xi];";
+  return `
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read> X: array<u32>;
-@group(0) @binding(2) var<storage, read_write> O: array<u32>;
-
+@group(0) @binding(2) var<storage, read_write> O: array<${out}>;
+${bits === 16 ? halfStoreWgsl("O") : ""}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(global_invocation_id) g: vec3<u32>,
         @builtin(num_workgroups) nw: vec3<u32>) {
@@ -142,6 +158,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>,
       xi += c * p[3u + rank + d];
       oi += c * p[3u + 2u * rank + d];
     }
-    O[oi] = X[xi];
+    ${move}
   }
 }`;
+}

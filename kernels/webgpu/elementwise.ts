@@ -10,6 +10,12 @@
 //   rank 1 and the general case at most MAX_RANK dims.
 //   Float expressions go through _ieee_wgsl.ts, so NaN, ±Infinity and ±0
 //   come out as on the CPU; int32 arithmetic wraps as the CPU's does.
+//   float16 computes in f32 and rounds once to float16 on bits
+//   (_f16_wgsl.ts). f32 carries 24 bits, at least 2 · 11 + 2, so rounding
+//   an exactly rounded f32 sum, difference or product of float16 values to
+//   float16 gives the exactly rounded float16 result: add, sub, mul, max,
+//   min and every comparison give the CPU's bits (which computes in
+//   float64 and rounds once).
 
 import type { BinaryKind, CompareKind, UnaryKind } from "../device.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
@@ -23,6 +29,11 @@ import {
 /**
  * The binary kinds the GPU runs, per dtype; the rest run on the CPU
  * (integer div, mod, floordiv and pow must raise on a zero divisor).
+ * float16 pow stays on the CPU too: WGSL bounds log2 only to 2^-21, which a
+ * large exponent multiplies, so a power within about 4e-5 of 65520 (where
+ * float16 rounds to Infinity) could land on the other side of it
+ * (0.82275390625^-56.84375 is 65504 on the CPU, Infinity in f32 on
+ * llvmpipe).
  *
  * @example Usage
  * ```ts
@@ -30,19 +41,21 @@ import {
  * import { assertEquals } from "@std/assert";
  *
  * assertEquals(GPU_BINARY.float32.includes("pow"), true);
+ * assertEquals(GPU_BINARY.float16.includes("pow"), false);
  * assertEquals(GPU_BINARY.int32.includes("div"), false);
  * ```
  */
 export const GPU_BINARY: Readonly<
-  Record<"float32" | "int32", readonly BinaryKind[]>
+  Record<"float32" | "float16" | "int32", readonly BinaryKind[]>
 > = {
   float32: ["add", "sub", "mul", "div", "max", "min", "pow"],
+  float16: ["add", "sub", "mul", "div", "max", "min"],
   int32: ["add", "sub", "mul", "max", "min"],
 };
 
 /**
- * The unary kinds the GPU runs on float32 (sin and cos stay on the CPU:
- * WGSL bounds their error only on [-π, π]).
+ * The unary kinds the GPU runs on float32 and float16 (sin and cos stay on
+ * the CPU: WGSL bounds their error only on [-π, π]).
  *
  * @example Usage
  * ```ts
@@ -145,12 +158,10 @@ export function binary(
   axis = -1,
 ): GpuTensor {
   const dtype = sameDType(kind, x, y);
-  const table = dtype === "float32"
-    ? FLOAT_BINARY
-    : dtype === "int32"
-    ? INT_BINARY
-    : {};
-  const expr = (table as Partial<Record<BinaryKind, string>>)[kind];
+  const table = dtype === "int32" ? INT_BINARY : FLOAT_BINARY;
+  const expr = dtype !== "bool" && GPU_BINARY[dtype].includes(kind)
+    ? table[kind]
+    : undefined;
   if (expr === undefined) {
     throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);
   }
@@ -163,11 +174,11 @@ export function binary(
  *
  * @param batch Where the dispatch goes.
  * @param kind The comparison.
- * @param x The left operand (float32 or int32).
+ * @param x The left operand (float32, float16 or int32).
  * @param y The right operand, of x's dtype.
  * @param axis As for {@linkcode binary}.
  * @returns A new bool GPU tensor.
- * @throws {TypeError} If the dtypes differ or are not float32 or int32.
+ * @throws {TypeError} If the dtypes differ or are bool.
  * @throws {RangeError} If the shapes do not broadcast.
  *
  * @example Usage
@@ -202,20 +213,22 @@ export function compare(
     throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);
   }
   const [test, ifNan] = entry;
-  const expr = dtype === "float32"
+  const expr = dtype === "float32" || dtype === "float16"
     ? `f_compare(a, b, ${test}, ${ifNan})`
     : `select(0u, 1u, ${test})`;
   return broadcastDispatch(batch, [kind, dtype, expr], [x, y, axis], "bool");
 }
 
 /**
- * An elementwise math function of a float32 tensor.
+ * An elementwise math function of a float32 or float16 tensor (float16
+ * computes in f32 and rounds once).
  *
  * @param batch Where the dispatch goes.
  * @param kind The function; see {@linkcode GPU_UNARY}.
- * @param x A float32 tensor.
- * @returns A new float32 GPU tensor of x's shape.
- * @throws {TypeError} If x is not float32 or the kind does not run here.
+ * @param x A float32 or float16 tensor.
+ * @returns A new GPU tensor of x's dtype and shape.
+ * @throws {TypeError} If x is not a float tensor or the kind does not run
+ * here.
  *
  * @example Usage
  * ```ts
@@ -241,18 +254,21 @@ export function unary(
   x: GpuTensor,
 ): GpuTensor {
   const expr = UNARY[kind];
-  if (expr === undefined || x.dtype !== "float32") {
-    throw new TypeError(`${kind}: no GPU kernel for dtype "${x.dtype}"`);
+  const dtype = x.dtype;
+  if (expr === undefined || (dtype !== "float32" && dtype !== "float16")) {
+    throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);
   }
-  return mapDispatch(batch, [kind, "float32", expr], x, []);
+  return mapDispatch(batch, [kind, dtype, expr], x, []);
 }
 
 /**
  * `x * scale + bias`, or `(x + bias) * scale`, as the CPU's `scale`: the
- * factors are first rounded (float32) or truncated (int32) to x's dtype.
+ * factors are first rounded (float32, float16) or truncated (int32) to x's
+ * dtype. float16 rounds after each step, as the CPU does, so it gives the
+ * CPU's bits (the product of two float16 values is exact in f32).
  *
  * @param batch Where the dispatch goes.
- * @param x A float32 or int32 tensor.
+ * @param x A float32, float16 or int32 tensor.
  * @param scale The factor.
  * @param bias The addend.
  * @param biasAfterScale Add after multiplying.
@@ -291,6 +307,11 @@ export function scale(
   const words = new Uint32Array(2);
   if (dtype === "float32") {
     new Float32Array(words.buffer).set([scale, bias]);
+  } else if (dtype === "float16") {
+    new Float32Array(words.buffer).set([
+      Math.f16round(scale),
+      Math.f16round(bias),
+    ]);
   } else {
     // Math.imul's ToInt32 of the truncated factors, as the CPU kernel.
     new Int32Array(words.buffer).set([
@@ -300,7 +321,11 @@ export function scale(
   }
   const t = WGSL_TYPE[dtype];
   const s = `bitcast<${t}>(p[1])`, b = `bitcast<${t}>(p[2])`;
-  const expr = biasAfterScale ? `a * ${s} + ${b}` : `(a + ${b}) * ${s}`;
+  // float16 rounds the first step as the CPU does (and as no FMA could).
+  const step = dtype === "float16" ? "f16_round" : "";
+  const expr = biasAfterScale
+    ? `${step}(a * ${s}) + ${b}`
+    : `${step}(a + ${b}) * ${s}`;
   const variant = biasAfterScale ? "after" : "before";
   return mapDispatch(batch, ["scale", dtype, expr, variant], x, [...words]);
 }

@@ -6,7 +6,8 @@
 //   before anything is recorded, so the kernel never reads out of range and
 //   an int64 index beyond int32 never reaches the GPU (it throws the CPU's
 //   RangeError). The checked entries go up as a small int32 buffer.
-//   Like every copy kernel, gather moves 32-bit words, never values.
+//   Like every copy kernel, gather moves bits, never values: 32-bit words,
+//   or for float16 16-bit halves written with store_half (_f16_wgsl.ts).
 
 import { formatShape, normalizeAxis } from "../_shape.ts";
 import { isIntegerDType } from "../dtype.ts";
@@ -15,6 +16,7 @@ import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { aroundAxis } from "../layout.ts";
 import { WORKGROUP, workgroups } from "./_strided_copy.ts";
+import { halfStoreWgsl } from "./_f16_wgsl.ts";
 
 /**
  * Picks slices of X along an axis: result index `i` on that axis is X's
@@ -80,9 +82,10 @@ export function gather(
   const out = batch.allocate(x.dtype, x.shape.with(a, picks.length));
   if (out.size === 0) return out;
   const rows = batch.upload(new Tensor("int32", [picks.length], picks));
+  const bits = x.dtype === "float16" ? 16 : 32;
   const pipeline = batch.pipelines.get(
-    { op: "gather", dtype: "u32" },
-    () => GATHER_WGSL,
+    { op: "gather", dtype: `u${bits}` },
+    () => gatherWgsl(bits),
   );
   batch.dispatch({
     pipeline,
@@ -98,12 +101,18 @@ export function gather(
 // X viewed as [outer, dim, inner], the output as [outer, m, inner]: output
 // element i is (o, j, k) and reads X's (o, I[j], k).
 // p[0] = n, p[1] = m (index count), p[2] = dim, p[3] = inner.
-const GATHER_WGSL = `
+function gatherWgsl(bits: 16 | 32): string {
+  const move = bits === 16
+    ? "store_half(i, (X[xi >> 1u] >> ((xi & 1u) * 16u)) & 0xffffu);"
+    : "O[i] = X[xi];";
+  return `
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read> X: array<u32>;
 @group(0) @binding(2) var<storage, read> I: array<i32>;
-@group(0) @binding(3) var<storage, read_write> O: array<u32>;
-
+@group(0) @binding(3) var<storage, read_write> O: array<${
+    bits === 16 ? "atomic<u32>" : "u32"
+  }>;
+${bits === 16 ? halfStoreWgsl("O") : ""}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(global_invocation_id) g: vec3<u32>,
         @builtin(num_workgroups) nw: vec3<u32>) {
@@ -112,6 +121,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>,
     let k = i % inner;
     let r = i / inner;
     let row = u32(I[r % m]);
-    O[i] = X[((r / m) * dim + row) * inner + k];
+    let xi = ((r / m) * dim + row) * inner + k;
+    ${move}
   }
 }`;
+}

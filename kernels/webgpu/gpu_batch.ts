@@ -23,7 +23,12 @@ import { Tensor } from "../tensor.ts";
 import type { GpuDevice } from "./gpu_device.ts";
 import { GpuBufferPool } from "./gpu_buffer_pool.ts";
 import { PipelineCache } from "./pipeline_cache.ts";
-import { type GpuDType, GpuTensor, isGpuDType } from "./gpu_tensor.ts";
+import {
+  type GpuDType,
+  GpuTensor,
+  isGpuDType,
+  storageBytes,
+} from "./gpu_tensor.ts";
 import { encodeDispatches } from "./_encode_dispatches.ts";
 
 /** One kernel launch. */
@@ -207,6 +212,7 @@ export class GpuBatch {
    * @param shape The dims.
    * @returns The tensor.
    * @throws {RangeError} If it exceeds the device's binding limit.
+   * @throws {TypeError} If it is float16 and the device lacks shader-f16.
    *
    * @example Usage
    * ```ts
@@ -222,17 +228,21 @@ export class GpuBatch {
    * ```
    */
   allocate(dtype: GpuDType, shape: readonly number[]): GpuTensor {
+    this.#checkDType(dtype);
     let size = 1;
     for (const d of shape) size *= d;
-    return new GpuTensor(this.pool, dtype, shape, this.pool.acquire(size * 4));
+    const buffer = this.pool.acquire(storageBytes(dtype, size));
+    return new GpuTensor(this.pool, dtype, shape, buffer);
   }
 
   /**
-   * Copies a CPU tensor to the device (bool widens to u32).
+   * Copies a CPU tensor to the device (bool widens to u32; float16 keeps
+   * its 2 bytes per element).
    *
-   * @param tensor A float32, int32 or bool tensor.
+   * @param tensor A float32, float16, int32 or bool tensor.
    * @returns The GPU tensor.
-   * @throws {TypeError} If the dtype cannot live on the GPU.
+   * @throws {TypeError} If the dtype cannot live on the GPU (float16 without
+   * shader-f16).
    *
    * @example Usage
    * ```ts
@@ -255,6 +265,7 @@ export class GpuBatch {
     if (!isGpuDType(dtype)) {
       throw new TypeError(`webgpu: dtype "${dtype}" stays on the CPU`);
     }
+    this.#checkDType(dtype);
     const data = dtype === "bool"
       ? Uint32Array.from(tensor.data as Uint8Array)
       : tensor.data;
@@ -362,6 +373,15 @@ export class GpuBatch {
     return tensors.map((t, i) => toTensor(t.dtype, t.shape, bytes[i]));
   }
 
+  // float16 kernels declare f16 bindings, which need shader-f16.
+  #checkDType(dtype: GpuDType): void {
+    if (dtype === "float16" && !this.gpu.hasShaderF16) {
+      throw new TypeError(
+        `webgpu: dtype "float16" stays on the CPU: the device has no shader-f16`,
+      );
+    }
+  }
+
   // Runs `work` (an encode and its submit) inside error scopes that the
   // next read() inspects, labelled with the kernels pending now.
   #scoped<T>(work: () => T): T {
@@ -390,12 +410,18 @@ export class GpuBatch {
   }
 }
 
-// The CPU tensor for read-back bytes: bool narrows from u32 to u8.
+// The CPU tensor for read-back bytes: bool narrows from u32 to u8; float16
+// drops the padding half of an odd size.
 function toTensor(
   dtype: GpuDType,
   shape: readonly number[],
   bytes: ArrayBuffer,
 ): Tensor {
+  if (dtype === "float16") {
+    let size = 1;
+    for (const d of shape) size *= d;
+    return new Tensor(dtype, shape, new Float16Array(bytes, 0, size));
+  }
   if (dtype === "bool") {
     const wide = new Uint32Array(bytes);
     const data = allocate("bool" as DType, wide.length) as Uint8Array;

@@ -1,11 +1,14 @@
 // A tensor whose elements live in a GPU storage buffer.
 //
 // Invariants:
-//   Every element takes 4 bytes: float32 as f32, int32 as i32, bool as u32
+//   float32, int32 and bool elements take 4 bytes: f32, i32, and u32
 //   holding only 0 or 1 (WGSL has no 8-bit storage; the read-back narrows it
-//   to the CPU's Uint8Array). float16, int64, float64 and the 8/16-bit
-//   integers stay on the CPU.
-//   The buffer is at least size * 4 bytes (a pool size class, never 0) and
+//   to the CPU's Uint8Array). float16 elements take 2, packed two to a word
+//   as in a Float16Array (_f16_wgsl.ts); only a device with shader-f16 holds
+//   them (GpuBatch checks). int64, float64 and the 8/16-bit integers stay on
+//   the CPU.
+//   The buffer is at least storageBytes(dtype, size) bytes, a multiple of 4
+//   (a pool size class, never 0), and
 //   nothing writes it after the dispatch that produced it: GPU tensors are
 //   as immutable as CPU ones (design.md §2), so they may be shared freely.
 //   release() hands the buffer back to the pool exactly once; any later use
@@ -17,38 +20,66 @@ import type { DType } from "../dtype.ts";
 import type { GpuBufferPool } from "./gpu_buffer_pool.ts";
 
 /** The dtypes a GPU tensor may have. */
-export type GpuDType = "float32" | "int32" | "bool";
+export type GpuDType = "float32" | "float16" | "int32" | "bool";
 
 /**
- * Every GPU dtype.
+ * Every GPU dtype (float16 only on a device with shader-f16).
  *
  * @example Usage
  * ```ts
  * import { GPU_DTYPES } from "./gpu_tensor.ts";
  * import { assertEquals } from "@std/assert";
  *
- * assertEquals(GPU_DTYPES, ["float32", "int32", "bool"]);
+ * assertEquals(GPU_DTYPES, ["float32", "float16", "int32", "bool"]);
  * ```
  */
-export const GPU_DTYPES: readonly GpuDType[] = ["float32", "int32", "bool"];
+export const GPU_DTYPES: readonly GpuDType[] = [
+  "float32",
+  "float16",
+  "int32",
+  "bool",
+];
 
 /**
- * Whether a dtype can live on the GPU.
+ * Whether a dtype can live on the GPU (float16 only on a device with
+ * shader-f16).
  *
  * @param dtype Any dtype.
- * @returns `true` for float32, int32 and bool.
+ * @returns `true` for float32, float16, int32 and bool.
  *
  * @example Usage
  * ```ts
  * import { isGpuDType } from "./gpu_tensor.ts";
  * import { assertEquals } from "@std/assert";
  *
- * assertEquals(isGpuDType("float32"), true);
+ * assertEquals(isGpuDType("float16"), true);
  * assertEquals(isGpuDType("int64"), false);
  * ```
  */
 export function isGpuDType(dtype: DType): dtype is GpuDType {
-  return dtype === "float32" || dtype === "int32" || dtype === "bool";
+  return dtype === "float32" || dtype === "int32" || dtype === "bool" ||
+    dtype === "float16";
+}
+
+/**
+ * The bytes a GPU tensor's elements take: 4 per element, 2 for float16,
+ * rounded up to a multiple of 4 (what WebGPU copies and binds).
+ *
+ * @param dtype The element type.
+ * @param size The number of elements.
+ * @returns The byte count.
+ *
+ * @example Usage
+ * ```ts
+ * import { storageBytes } from "./gpu_tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(storageBytes("float32", 3), 12);
+ * assertEquals(storageBytes("float16", 3), 8);
+ * ```
+ */
+export function storageBytes(dtype: GpuDType, size: number): number {
+  return dtype === "float16" ? Math.ceil(size / 2) * 4 : size * 4;
 }
 
 // Returns the buffers of tensors that were never released.
@@ -95,7 +126,7 @@ export class GpuTensor {
    * @param pool The pool the buffer came from.
    * @param dtype The element type.
    * @param shape The dims.
-   * @param buffer At least `4 * product(shape)` bytes.
+   * @param buffer At least `storageBytes(dtype, product(shape))` bytes.
    * @throws {RangeError} If a dim is invalid or the buffer too small.
    *
    * @example Usage
@@ -126,11 +157,12 @@ export class GpuTensor {
       }
     }
     const size = shapeSize(shape);
-    if (buffer.size < size * 4) {
+    const bytes = storageBytes(dtype, size);
+    if (buffer.size < bytes) {
       throw new RangeError(
-        `gpu tensor: shape ${formatShape(shape)} needs ${
-          size * 4
-        } bytes, the buffer has ${buffer.size}`,
+        `gpu tensor: shape ${
+          formatShape(shape)
+        } needs ${bytes} bytes, the buffer has ${buffer.size}`,
       );
     }
     this.dtype = dtype;
@@ -219,7 +251,7 @@ export class GpuTensor {
   }
 
   /**
-   * The bytes the elements take: `4 * size`.
+   * The bytes the elements take: `storageBytes(dtype, size)`.
    *
    * @returns The byte count.
    *
@@ -239,7 +271,7 @@ export class GpuTensor {
    * ```
    */
   get byteLength(): number {
-    return this.size * 4;
+    return storageBytes(this.dtype, this.size);
   }
 
   /**

@@ -1,4 +1,4 @@
-// float32 batched matmul on the GPU, with the CPU kernel's semantics
+// float32 and float16 batched matmul on the GPU, with the CPU kernel's semantics
 // (kernels/cpu/matmul.ts): 1-D operands as a row (X) or column (Y) whatever
 // the transpose flags, batch dims broadcast as NumPy's, alpha applied once
 // per output element.
@@ -9,7 +9,9 @@
 //   Transposed operands are first copied transposed (an O(n²) dispatch in
 //   the same batch), so every product kernel reads row-major [M, K]·[K, N].
 //   Accumulation is float32 in k order, like any sgemm: results agree with
-//   the CPU within TOLERANCE.matmul, not bit for bit.
+//   the CPU within TOLERANCE.matmul, not bit for bit. float16 operands are
+//   widened to f32 (exactly) and accumulated the same way; each result is
+//   rounded once to float16 (TOLERANCE_F16.matmul).
 
 import { broadcastShapes } from "../broadcast.ts";
 import { contiguousStrides, formatShape } from "../_shape.ts";
@@ -20,9 +22,11 @@ import {
   blockedScalarWgsl,
   blockedVec4Wgsl,
   type BlockShape,
+  type MatmulDType,
   simpleWgsl,
   transposeWgsl,
 } from "./_matmul_wgsl.ts";
+import { copyStrided } from "./_strided_copy.ts";
 
 /** Which matmul kernel runs. */
 export type MatmulKernel = "vec4-blocked" | "scalar-blocked" | "simple";
@@ -67,16 +71,19 @@ export function chooseKernel(m: number, k: number, n: number): MatmulKernel {
 }
 
 /**
- * Batched float32 matrix product, `alpha · X @ Y`, recorded into a batch.
+ * Batched float32 or float16 matrix product, `alpha · X @ Y`, recorded into
+ * a batch (float16 accumulates in f32 and rounds each result once).
  *
  * @param batch Where the dispatches go.
- * @param x The left operand, float32, rank >= 1.
- * @param y The right operand, float32, rank >= 1.
+ * @param x The left operand, float32 or float16, rank >= 1.
+ * @param y The right operand, of x's dtype, rank >= 1.
  * @param options Transposes and `alpha`.
- * @returns A new GPU tensor, shaped as the CPU kernel's result.
+ * @returns A new GPU tensor of the operands' dtype, shaped as the CPU
+ * kernel's result.
  * @throws {RangeError} If an operand has rank 0, the inner dims differ or
  * the batch dims do not broadcast.
- * @throws {TypeError} If an operand is not float32.
+ * @throws {TypeError} If the operands are not both float32 or both
+ * float16.
  *
  * @example Usage
  * ```ts
@@ -110,9 +117,10 @@ export function matmul(
       }: operands need rank >= 1`,
     );
   }
-  if (x.dtype !== "float32" || y.dtype !== "float32") {
+  const dtype = x.dtype;
+  if ((dtype !== "float32" && dtype !== "float16") || y.dtype !== dtype) {
     throw new TypeError(
-      `matmul: the GPU kernel takes float32, got ${x.dtype} and ${y.dtype}`,
+      `matmul: the GPU kernel takes float32 or float16, got ${x.dtype} and ${y.dtype}`,
     );
   }
   const a = asMatrices(x, "row"), b = asMatrices(y, "column");
@@ -130,7 +138,7 @@ export function matmul(
   const shape = [...batchShape];
   if (x.shape.length > 1) shape.push(m);
   if (y.shape.length > 1) shape.push(n);
-  const out = batch.allocate("float32", shape.length === 0 ? [1] : shape);
+  const out = batch.allocate(dtype, shape.length === 0 ? [1] : shape);
   if (out.size === 0) return out;
   const at = options.transposeX === true && a.own
     ? transposed(batch, x, a.shape)
@@ -142,12 +150,12 @@ export function matmul(
   const bOffsets = batchOffsets(bBatch, batchShape, k * n);
   const kernel = chooseKernel(m, k, n);
   const pipeline = batch.pipelines.get(
-    { op: "matmul", dtype: "float32", variant: kernel },
+    { op: "matmul", dtype, variant: kernel },
     kernel === "vec4-blocked"
-      ? () => blockedVec4Wgsl(VEC4_BLOCK)
+      ? () => blockedVec4Wgsl(VEC4_BLOCK, dtype)
       : kernel === "scalar-blocked"
-      ? blockedScalarWgsl
-      : simpleWgsl,
+      ? () => blockedScalarWgsl(dtype)
+      : () => simpleWgsl(dtype),
   );
   const [gx, gy] = grid(kernel, m, n);
   const alphaBits =
@@ -209,8 +217,20 @@ function transposed(
   shape: readonly number[],
 ): GpuTensor {
   const [r, c] = shape.slice(-2);
-  const out = batch.allocate("float32", [...shape.slice(0, -2), c, r]);
+  const outShape = [...shape.slice(0, -2), c, r];
+  const out = batch.allocate(t.dtype as MatmulDType, outShape);
   if (t.size === 0) return out;
+  if (t.dtype === "float16") {
+    // 16-bit elements: the general strided copy, [.., c, r] from [.., r, c].
+    copyStrided(batch, t, out, {
+      dims: [t.size / (r * c), c, r],
+      xBase: 0,
+      xStrides: [r * c, 1, c],
+      outBase: 0,
+      outStrides: [r * c, r, 1],
+    });
+    return out;
+  }
   const pipeline = batch.pipelines.get(
     { op: "matmul", dtype: "float32", variant: "transpose" },
     transposeWgsl,

@@ -9,6 +9,10 @@
 //   within TOLERANCE.reduce_sum.
 //   max and min propagate NaN (f_max/f_min), as Math.max does.
 //   Kept and reduced dims are coalesced, so each walks at most MAX_RANK.
+//   float16 reads its elements as f16, accumulates in f32 and rounds each
+//   result once to float16 on bits (_f16_wgsl.ts); results are stored a
+//   half at a time with store_half, since neighbouring results of one word
+//   come from different workgroups.
 
 import {
   contiguousStrides,
@@ -22,6 +26,7 @@ import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
 import { coalesce } from "./_elementwise_template.ts";
 import { IEEE_WGSL } from "./_ieee_wgsl.ts";
+import { ENABLE_F16, F16_WGSL, halfStoreWgsl } from "./_f16_wgsl.ts";
 
 const WORKGROUP = 64;
 const MAX_RANK = 8;
@@ -39,21 +44,23 @@ const MAX_WORKGROUPS = 65535;
  * ```
  */
 export const GPU_REDUCE: Readonly<
-  Record<"float32" | "int32", readonly ReduceKind[]>
+  Record<"float32" | "float16" | "int32", readonly ReduceKind[]>
 > = {
   float32: ["sum", "mean", "max", "min"],
+  float16: ["sum", "mean", "max", "min"],
   int32: ["sum", "mean", "max", "min"],
 };
 
-// [initial value, fold step] per kind and dtype, as WGSL.
-const FOLD: Record<"float32" | "int32", Record<string, [string, string]>> = {
-  float32: {
+// [initial value, fold step] per kind and the type accumulated in, as WGSL
+// (float16 accumulates in f32).
+const FOLD: Record<"f32" | "i32", Record<string, [string, string]>> = {
+  f32: {
     sum: ["0.0", "a + b"],
     mean: ["0.0", "a + b"],
     max: ["inf_f32(true)", "f_max(a, b)"],
     min: ["inf_f32(false)", "f_min(a, b)"],
   },
-  int32: {
+  i32: {
     sum: ["0", "a + b"],
     mean: ["0", "a + b"],
     max: ["i32(-2147483647 - 1)", "select(b, a, a > b)"],
@@ -62,9 +69,10 @@ const FOLD: Record<"float32" | "int32", Record<string, [string, string]>> = {
 };
 
 /**
- * Reduces dims of a float32 or int32 tensor, shaped as the CPU's `reduce`:
- * no dims (or `reduceAll`) reduces all, giving `[1]` without `keepDim`.
- * An int32 mean truncates toward zero; a float32 mean of nothing is NaN.
+ * Reduces dims of a float32, float16 or int32 tensor, shaped as the CPU's
+ * `reduce`: no dims (or `reduceAll`) reduces all, giving `[1]` without
+ * `keepDim`. An int32 mean truncates toward zero; a float mean of nothing
+ * is NaN. float16 accumulates in f32 and rounds once.
  *
  * @param batch Where the dispatch goes.
  * @param kind sum, mean, max or min.
@@ -111,7 +119,7 @@ export function reduce(
   const count = shapeSize(x.shape.filter((_, i) => reduced[i]));
   // As on the CPU: only sums, and float means (NaN), exist when empty.
   const definedWhenEmpty = kind === "sum" ||
-    (kind === "mean" && dtype === "float32");
+    (kind === "mean" && dtype !== "int32");
   if (count === 0 && !definedWhenEmpty) {
     throw new RangeError(
       `reduce: "${kind}" of an empty dim of ${dtype} ${formatShape(x.shape)}`,
@@ -137,7 +145,7 @@ export function reduce(
   if (outDims.length > MAX_RANK || redDims.length > MAX_RANK) {
     throw new RangeError(`reduce: ${formatShape(x.shape)} has too many dims`);
   }
-  const [init, step] = FOLD[dtype][kind];
+  const [init, step] = FOLD[dtype === "int32" ? "i32" : "f32"][kind];
   const finish = kind !== "mean"
     ? "v"
     : dtype === "int32"
@@ -145,7 +153,7 @@ export function reduce(
     : "select(v / f32(p[1]), nan_f32(), p[1] == 0u)";
   const pipeline = batch.pipelines.get(
     { op: `reduce_${kind}`, dtype, variant: "workgroup" },
-    () => reduceWgsl(dtype, init, step, finish),
+    () => reduceWgsl(dtype, [init, step, finish]),
   );
   batch.dispatch({
     pipeline,
@@ -166,14 +174,15 @@ export function reduce(
 }
 
 /**
- * Softmax of a float32 tensor along one axis: `exp(x - max) / sum`, with
- * the CPU's NaN and infinity behaviour.
+ * Softmax of a float32 or float16 tensor along one axis:
+ * `exp(x - max) / sum`, with the CPU's NaN and infinity behaviour (float16
+ * computes in f32 and rounds once).
  *
  * @param batch Where the dispatches go.
- * @param x A float32 tensor.
+ * @param x A float32 or float16 tensor.
  * @param axis The axis; negative counts from the end.
- * @returns A new float32 GPU tensor of x's shape.
- * @throws {TypeError} If x is not float32.
+ * @returns A new GPU tensor of x's dtype and shape.
+ * @throws {TypeError} If x is not a float tensor.
  * @throws {RangeError} If the axis is out of range.
  *
  * @example Usage
@@ -195,19 +204,20 @@ export function reduce(
  * ```
  */
 export function softmax(batch: GpuBatch, x: GpuTensor, axis = -1): GpuTensor {
-  if (x.dtype !== "float32") {
-    throw new TypeError(`softmax: no GPU kernel for ${x.dtype}`);
+  const dtype = x.dtype;
+  if (dtype !== "float32" && dtype !== "float16") {
+    throw new TypeError(`softmax: no GPU kernel for ${dtype}`);
   }
   const rank = x.shape.length;
   const a = rank === 0 ? 0 : normalizeAxis(axis, rank, "softmax");
   const n = rank === 0 ? 1 : x.shape[a];
   const inner = contiguousStrides(x.shape)[a] ?? 1;
-  const out = batch.allocate("float32", x.shape);
+  const out = batch.allocate(dtype, x.shape);
   if (out.size === 0) return out;
   const rows = x.size / n;
   const pipeline = batch.pipelines.get(
-    { op: "softmax", dtype: "float32", variant: "workgroup" },
-    softmaxWgsl,
+    { op: "softmax", dtype, variant: "workgroup" },
+    () => softmaxWgsl(dtype),
   );
   batch.dispatch({
     pipeline,
@@ -223,21 +233,40 @@ function grid(count: number): [number, number] {
   return [x, Math.ceil(count / x)];
 }
 
+// The bindings and element access of a reduction or softmax over `dtype`:
+// X[i] as the type accumulated in, and `store(i, v)` for the results.
+// float16 reads f16 and writes halves with store_half.
+function access(dtype: GpuDType): string {
+  if (dtype !== "float16") {
+    const t = dtype === "float32" ? "f32" : "i32";
+    return `
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read> X: array<${t}>;
+@group(0) @binding(2) var<storage, read_write> O: array<${t}>;
+${IEEE_WGSL}
+fn load(i: u32) -> ${t} { return X[i]; }
+fn store(i: u32, v: ${t}) { O[i] = v; }`;
+  }
+  return `${ENABLE_F16}
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read> X: array<f16>;
+@group(0) @binding(2) var<storage, read_write> O: array<atomic<u32>>;
+${IEEE_WGSL}
+${F16_WGSL}
+${halfStoreWgsl("O")}
+fn load(i: u32) -> f32 { return f32(X[i]); }
+fn store(i: u32, v: f32) { store_half(i, f32_to_f16(v)); }`;
+}
+
 // p: [outputs, count, out rank, reduced rank, out dims, out strides,
 // reduced dims, reduced strides]. `o` is uniform in the workgroup, so the
 // barriers are in uniform control flow.
 function reduceWgsl(
   dtype: GpuDType,
-  init: string,
-  step: string,
-  finish: string,
+  [init, step, finish]: [string, string, string],
 ): string {
-  const t = dtype === "float32" ? "f32" : "i32";
-  return `
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read> X: array<${t}>;
-@group(0) @binding(2) var<storage, read_write> O: array<${t}>;
-${IEEE_WGSL}
+  const t = dtype === "int32" ? "i32" : "f32";
+  return `${access(dtype)}
 var<workgroup> part: array<${t}, ${WORKGROUP}>;
 fn fold(a: ${t}, b: ${t}) -> ${t} { return ${step}; }
 fn walk(index: u32, rank: u32, dims: u32) -> u32 {
@@ -258,7 +287,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>,
   let base = walk(min(o, p[0] - 1u), outRank, 4u);
   var acc: ${t} = ${init};
   for (var j = l; j < p[1]; j += ${WORKGROUP}u) {
-    acc = fold(acc, X[base + walk(j, redRank, 4u + 2u * outRank)]);
+    acc = fold(acc, load(base + walk(j, redRank, 4u + 2u * outRank)));
   }
   part[l] = acc;
   workgroupBarrier();
@@ -268,7 +297,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>,
   }
   if (l == 0u && o < p[0]) {
     let v = part[0];
-    O[o] = ${finish};
+    store(o, ${finish});
   }
 }`;
 }
@@ -276,12 +305,8 @@ fn main(@builtin(workgroup_id) w: vec3<u32>,
 // p: [rows, n, inner]. Row r holds n elements inner apart, from
 // (r / inner) · n · inner + r % inner. Workgroups past the last row (the
 // 2-D grid rounds up) redo the last row and write the same values.
-function softmaxWgsl(): string {
-  return `
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read> X: array<f32>;
-@group(0) @binding(2) var<storage, read_write> O: array<f32>;
-${IEEE_WGSL}
+function softmaxWgsl(dtype: GpuDType): string {
+  return `${access(dtype)}
 var<workgroup> part: array<f32, ${WORKGROUP}>;
 fn tree(l: u32, is_max: bool) -> f32 {
   workgroupBarrier();
@@ -303,15 +328,15 @@ fn main(@builtin(workgroup_id) w: vec3<u32>,
   let n = p[1]; let inner = p[2];
   let base = (r / inner) * n * inner + r % inner;
   var m = inf_f32(true);
-  for (var k = l; k < n; k += ${WORKGROUP}u) { m = f_max(m, X[base + k * inner]); }
+  for (var k = l; k < n; k += ${WORKGROUP}u) { m = f_max(m, load(base + k * inner)); }
   part[l] = m;
   let top = tree(l, true);
   var s = 0.0;
-  for (var k = l; k < n; k += ${WORKGROUP}u) { s += f_exp(X[base + k * inner] - top); }
+  for (var k = l; k < n; k += ${WORKGROUP}u) { s += f_exp(load(base + k * inner) - top); }
   part[l] = s;
   let total = tree(l, false);
   for (var k = l; k < n; k += ${WORKGROUP}u) {
-    O[base + k * inner] = f_exp(X[base + k * inner] - top) / total;
+    store(base + k * inner, f_exp(load(base + k * inner) - top) / total);
   }
 }`;
 }

@@ -3,8 +3,9 @@
 // semantics and error messages of kernels/cpu/shape.ts.
 //
 // Invariants:
-//   Every kernel is a copy of 32-bit words (_strided_copy.ts), so results
-//   are bit-identical to the CPU's for float32, int32 and bool alike.
+//   Every kernel is a copy of bits (_strided_copy.ts: 32-bit words, or
+//   16-bit halves for float16), so results are bit-identical to the CPU's
+//   for float32, float16, int32 and bool alike.
 //   Arguments are checked here, before anything is recorded, with the
 //   CPU's messages; a check the CPU does not make (mixed dtypes, a
 //   fractional slice bound) throws here so the device table runs the CPU.

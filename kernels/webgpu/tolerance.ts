@@ -12,6 +12,36 @@
 // 1/inverseSqrt) and, for sums, the standard bound of a float32 sum of n
 // terms, n·2^-24 · Σ|term| (2^-14 covers n ≤ 1024; beyond, the blocked
 // order keeps the error far below the bound).
+//
+// float16 (TOLERANCE_F16) is computed in f32 and rounded once to float16,
+// exactly as a Float16Array store (kernels/webgpu/_f16_wgsl.ts); the CPU
+// computes in float64 and rounds once. So:
+//   exact   add, sub, mul, max, min, comparisons, scale and the exact
+//           functions: an exactly rounded f32 result of float16 operands,
+//           rounded to float16, is the exactly rounded float16 result
+//           (f32 has 24 bits >= 2·11 + 2), and scale rounds its product to
+//           float16 before adding, as the CPU does; copies and casts move
+//           or convert bits.
+//   1 step  div, reciprocal, sqrt, exp, sigmoid, tanh, softmax: their f32
+//           error (at most 3e-5 relative, see above) is far below half a
+//           float16 step (2^-11 relative), so rounding can only land on the
+//           neighbouring float16. Measured on llvmpipe: 0 steps for div,
+//           reciprocal, sqrt and tanh, 1 for exp, sigmoid and softmax, over
+//           every float16 input (2^16) or 2^20 random pairs.
+//   2 steps log: WGSL's absolute 2^-21 on [0.5, 2] is one float16 step of
+//           the smallest results there (log(1 - 2^-11) ≈ -2^-11); measured
+//           1 over every float16 input.
+//   scaled  sums, means and matmul: the f32 sum's 2^-14 · magnitude plus
+//           one float16 step of the result (at most 2^-10 · magnitude):
+//           2^-9 · magnitude. Measured: 5.7e-4 · magnitude (one step, after
+//           cancellation) for a 1000×7·7×33 product.
+// float16 overflow: a result is ±Infinity on both devices, since both round
+// the same way from 65520 on, except where the f32 error itself could
+// straddle 65520; for div and reciprocal no quotient of float16 values
+// comes closer than 2^-12 (relative) to it, exp was checked at every input, and pow (where
+// it could) stays on the CPU. A sum or product whose exact value lies
+// within its accumulation error of 65520 may round either way, as a
+// float32 one near 3.4e38 may.
 
 /** An allowed difference between a GPU value and the CPU's. */
 export type Tolerance =
@@ -19,6 +49,8 @@ export type Tolerance =
   | { readonly kind: "exact" }
   /** At most `ulps` float32 steps apart. */
   | { readonly kind: "ulp"; readonly ulps: number }
+  /** At most `ulps` float16 steps apart (float16 results). */
+  | { readonly kind: "ulp16"; readonly ulps: number }
   /** `|gpu - cpu| <= atol + rtol · |cpu|`. */
   | { readonly kind: "close"; readonly rtol: number; readonly atol: number }
   /**
@@ -96,6 +128,83 @@ export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
   gaussian_random: { kind: "scaled", rtol: 2e-6 },
 };
 
+/**
+ * The tolerance of every float16 op the WebGPU kernels implement, by the
+ * names {@linkcode TOLERANCE} uses (pow and the random fills of float16 run
+ * on the CPU only).
+ *
+ * @example Usage
+ * ```ts
+ * import { TOLERANCE_F16 } from "./tolerance.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(TOLERANCE_F16.scale, { kind: "exact" });
+ * assertEquals(TOLERANCE_F16.exp, { kind: "ulp16", ulps: 1 });
+ * ```
+ */
+export const TOLERANCE_F16: Readonly<Record<string, Tolerance>> = {
+  copy: EXACT,
+  transpose: EXACT,
+  concat: EXACT,
+  split: EXACT,
+  slice: EXACT,
+  gather: EXACT,
+  cast: EXACT,
+  add: EXACT,
+  sub: EXACT,
+  mul: EXACT,
+  max: EXACT,
+  min: EXACT,
+  less_than: EXACT,
+  less_equal: EXACT,
+  greater_than: EXACT,
+  greater_equal: EXACT,
+  equal: EXACT,
+  not_equal: EXACT,
+  relu: EXACT,
+  abs: EXACT,
+  square: EXACT,
+  floor: EXACT,
+  ceil: EXACT,
+  round: EXACT,
+  scale: EXACT,
+  div: { kind: "ulp16", ulps: 1 },
+  reciprocal: { kind: "ulp16", ulps: 1 },
+  sqrt: { kind: "ulp16", ulps: 1 },
+  exp: { kind: "ulp16", ulps: 1 },
+  log: { kind: "ulp16", ulps: 2 },
+  sigmoid: { kind: "ulp16", ulps: 1 },
+  tanh: { kind: "ulp16", ulps: 1 },
+  softmax: { kind: "ulp16", ulps: 1 },
+  matmul: { kind: "scaled", rtol: 2 ** -9 },
+  reduce_sum: { kind: "scaled", rtol: 2 ** -9 },
+  reduce_mean: { kind: "scaled", rtol: 2 ** -9 },
+  reduce_max: EXACT,
+  reduce_min: EXACT,
+};
+
+/**
+ * An op's tolerance for results of a dtype: {@linkcode TOLERANCE_F16} for
+ * float16, {@linkcode TOLERANCE} for the rest.
+ *
+ * @param op The op's name in the tables.
+ * @param dtype The result's (or, for comparisons, the operands') dtype.
+ * @returns The tolerance, or undefined when the GPU has no such kernel.
+ *
+ * @example Usage
+ * ```ts
+ * import { toleranceOf } from "./tolerance.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(toleranceOf("scale", "float32"), { kind: "ulp", ulps: 1 });
+ * assertEquals(toleranceOf("scale", "float16"), { kind: "exact" });
+ * assertEquals(toleranceOf("pow", "float16"), undefined);
+ * ```
+ */
+export function toleranceOf(op: string, dtype: string): Tolerance | undefined {
+  return (dtype === "float16" ? TOLERANCE_F16 : TOLERANCE)[op];
+}
+
 /** The smallest normal float32. */
 export const MIN_NORMAL_F32: number = 2 ** -126;
 
@@ -130,6 +239,38 @@ function ordered(v: number): number {
   f32[0] = v;
   const bits = u32[0];
   return bits >= 0x80000000 ? -(bits - 0x80000000) - 1 : bits;
+}
+
+const f16 = new Float16Array(1);
+const u16 = new Uint16Array(f16.buffer);
+
+/**
+ * How many float16 steps separate two values (both rounded to float16).
+ *
+ * @param a A value.
+ * @param b Another value.
+ * @returns The number of float16 values between them, +1; 0 when equal
+ * (+0 and -0 are 1 apart); Infinity when either is NaN.
+ *
+ * @example Usage
+ * ```ts
+ * import { ulpDistance16 } from "./tolerance.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(ulpDistance16(1, 1 + 2 ** -10), 1);
+ * assertEquals(ulpDistance16(65504, Infinity), 1);
+ * assertEquals(ulpDistance16(2 ** -24, -(2 ** -24)), 3);
+ * ```
+ */
+export function ulpDistance16(a: number, b: number): number {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Infinity;
+  return Math.abs(ordered16(a) - ordered16(b));
+}
+
+function ordered16(v: number): number {
+  f16[0] = v;
+  const bits = u16[0];
+  return bits >= 0x8000 ? -(bits - 0x8000) - 1 : bits;
 }
 
 /**
@@ -175,6 +316,8 @@ export function withinTolerance(
       return false;
     case "ulp":
       return ulpDistance(gpu, cpu) <= tolerance.ulps;
+    case "ulp16":
+      return ulpDistance16(gpu, cpu) <= tolerance.ulps;
     case "close":
       return diff <= tolerance.atol + tolerance.rtol * Math.abs(cpu);
     case "scaled":

@@ -3,22 +3,29 @@
  * kernel exists and placement says the GPU (design.md §6).
  *
  * Placement, decided per call from the operands alone:
- *   - float32 operands only; integer and bool tensors stay on the CPU, so
- *     loop counters and conditions never wait for the GPU;
+ *   - float operands of one dtype only: float32, and float16 where the GPU
+ *     has shader-f16 (`floatDTypes`, fixed when the device is made; without
+ *     shader-f16 float16 stays on the CPU like any other dtype); integer
+ *     and bool tensors stay on the CPU, so loop counters and conditions
+ *     never wait for the GPU; mixed dtypes promote on the CPU;
  *   - on the GPU when an operand already lives there, or when one has at
  *     least GPU_MIN_ELEMENTS elements; small float tensors stay on the CPU;
  *   - an op with no GPU kernel runs on the CPU. If an operand is on the
  *     GPU, its `data` throws `ElementsOnDevice`: the runtime reads the op's
  *     inputs back in one batch and runs it again (device_tensor.ts).
- * Data movement (transpose, concat, split, slice, gather) copies 32-bit
- * words, so it also takes int32 operands, but only ones already on the GPU
- * (a cast's result): it runs here when its operands are all float32 or all
- * int32 and one is on this device or is a float32 one of at least
- * GPU_MIN_ELEMENTS. A cast (float32 ↔ int32) runs here only when its
- * operand already is here: casting a host tensor on the GPU would put an
- * integer result there. A random fill has no operands: a float32 one of at
- * least GPU_MIN_ELEMENTS is drawn here (the same counter-based draws as on
- * the CPU), any other on the CPU.
+ * A comparison of float operands placed on the GPU gives a bool tensor that
+ * stays there (u32 0 or 1) until something reads it: a condition reads it
+ * back, an op with no bool GPU kernel reads it back as above.
+ * Data movement (transpose, concat, split, slice, gather) copies bits, so
+ * it also takes int32 operands, but only ones already on the GPU (a cast's
+ * result): it runs here when its operands all have one dtype, a float one
+ * of `floatDTypes` or int32, and one is on this device or is a float one of
+ * at least GPU_MIN_ELEMENTS. A cast (between float32, int32 and, with
+ * shader-f16, float16) runs here only when its operand already is here:
+ * casting a host tensor on the GPU would put an integer result there. A
+ * random fill has no operands: a float32 one of at least GPU_MIN_ELEMENTS
+ * is drawn here (the same counter-based draws as on the CPU), any other on
+ * the CPU.
  * A result computed on the GPU stays there as a DeviceTensor; a host
  * tensor's upload is kept with it, so a weight is uploaded once.
  *
@@ -31,7 +38,14 @@ import { cpuDevice } from "../cpu/device.ts";
 import type { Device, Kernels } from "../device.ts";
 import { DeviceTensor } from "../device_tensor.ts";
 import type { Tensor } from "../tensor.ts";
-import { binary, GPU_BINARY, GPU_UNARY, scale, unary } from "./elementwise.ts";
+import {
+  binary,
+  compare,
+  GPU_BINARY,
+  GPU_UNARY,
+  scale,
+  unary,
+} from "./elementwise.ts";
 import { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDevice } from "./gpu_device.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
@@ -42,8 +56,19 @@ import { concat, slice, split, splitNearEqual, transpose } from "./shape.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
 import { gaussianFill, uniformFill } from "./random.ts";
 
-/** The least elements for which a float32 operand moves to the GPU. */
+/** The least elements for which a float operand moves to the GPU. */
 export const GPU_MIN_ELEMENTS = 16384;
+
+/** Options of {@linkcode WebGpuDevice}. */
+export interface WebGpuDeviceOptions {
+  /**
+   * Place float16 operands on the GPU. Honoured only where the GPU has
+   * shader-f16 (`GpuDevice.hasShaderF16`), which float16 kernels need.
+   *
+   * @default {gpu.hasShaderF16}
+   */
+  readonly float16?: boolean;
+}
 
 /**
  * The WebGPU device of one worker.
@@ -74,6 +99,11 @@ export class WebGpuDevice implements Device {
   readonly kernels: Kernels;
   /** The GPU. */
   readonly gpu: GpuDevice;
+  /**
+   * The float dtypes whose operands go to the GPU: float32, and float16
+   * where the GPU has shader-f16 (and the options allow it).
+   */
+  readonly floatDTypes: readonly DType[];
   readonly #batch: GpuBatch;
   // The uploads of host tensors, kept as long as the tensor lives.
   readonly #uploads = new WeakMap<Tensor, GpuTensor>();
@@ -85,9 +115,26 @@ export class WebGpuDevice implements Device {
 
   /**
    * @param gpu The GPU.
+   * @param options Whether to place float16 on the GPU.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { WebGpuDevice } from "./webgpu_device.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const device = new WebGpuDevice(gpu, { float16: false });
+   *   assertEquals(device.floatDTypes, ["float32"]);
+   *   gpu.destroy();
+   * }
+   * ```
    */
-  constructor(gpu: GpuDevice) {
+  constructor(gpu: GpuDevice, options: WebGpuDeviceOptions = {}) {
     this.gpu = gpu;
+    const float16 = (options.float16 ?? true) && gpu.hasShaderF16;
+    this.floatDTypes = float16 ? ["float32", "float16"] : ["float32"];
     this.#batch = new GpuBatch(gpu);
     this.#home = {
       name: this.name,
@@ -103,12 +150,18 @@ export class WebGpuDevice implements Device {
     return {
       ...cpu,
       binary: (kind, x, y, axis) =>
-        on(x, y) && GPU_BINARY.float32.includes(kind)
+        on(x, y) && listed(GPU_BINARY, x.dtype, kind)
           ? this.#run(() =>
             binary(b, kind, this.#gpu(x), this.#gpu(y), axis)
           ) ??
             cpu.binary(kind, x, y, axis)
           : cpu.binary(kind, x, y, axis),
+      compare: (kind, x, y, axis) =>
+        on(x, y)
+          ? this.#run(() =>
+            compare(b, kind, this.#gpu(x), this.#gpu(y), axis)
+          ) ?? cpu.compare(kind, x, y, axis)
+          : cpu.compare(kind, x, y, axis),
       unary: (kind, x) =>
         on(x) && GPU_UNARY.includes(kind)
           ? this.#run(() => unary(b, kind, this.#gpu(x))) ?? cpu.unary(kind, x)
@@ -119,7 +172,7 @@ export class WebGpuDevice implements Device {
             cpu.scale(x, s, bias, after)
           : cpu.scale(x, s, bias, after),
       reduce: (kind, x, options) =>
-        on(x) && GPU_REDUCE.float32.includes(kind)
+        on(x) && listed(GPU_REDUCE, x.dtype, kind)
           ? this.#run(() => reduce(b, kind, this.#gpu(x), options)) ??
             cpu.reduce(kind, x, options)
           : cpu.reduce(kind, x, options),
@@ -190,7 +243,8 @@ export class WebGpuDevice implements Device {
             cpu.gather(x, index, axis)
           : cpu.gather(x, index, axis),
       cast: (x, dtype) =>
-        this.#isHere(x) && gpuCasts(x.dtype, dtype)
+        this.#isHere(x) && gpuCasts(x.dtype, dtype) &&
+          (dtype === "int32" || this.floatDTypes.includes(dtype))
           ? this.#run(() => cast(b, g(x), dtype)) ?? cpu.cast(x, dtype)
           : cpu.cast(x, dtype),
     };
@@ -216,16 +270,17 @@ export class WebGpuDevice implements Device {
     };
   }
 
-  // Whether a data-movement call on `ts` runs here: one dtype, float32 or
-  // int32, and one operand already here or a large float32 one (an int32
-  // host tensor alone never moves to the GPU).
+  // Whether a data-movement call on `ts` runs here: one dtype, a float one
+  // of floatDTypes or int32, and one operand already here or a large float
+  // one (an int32 host tensor alone never moves to the GPU).
   #placeMove(ts: readonly Tensor[]): boolean {
     let here = false;
     for (const t of ts) {
       if (t.dtype !== ts[0].dtype) return false;
-      if (t.dtype !== "float32" && t.dtype !== "int32") return false;
+      const float = this.floatDTypes.includes(t.dtype);
+      if (!float && t.dtype !== "int32") return false;
       if (this.#isHere(t)) here = true;
-      else if (t.dtype === "float32" && t.size >= GPU_MIN_ELEMENTS) here = true;
+      else if (float && t.size >= GPU_MIN_ELEMENTS) here = true;
     }
     return here;
   }
@@ -244,12 +299,13 @@ export class WebGpuDevice implements Device {
     }
   }
 
-  // Whether a call on `ts` runs here: all float32, and one already here or
-  // large.
+  // Whether a call on `ts` runs here: one dtype, of floatDTypes, and one
+  // operand already here or large.
   #placeOnGpu(ts: readonly Tensor[]): boolean {
     let large = false;
     for (const t of ts) {
-      if (t.dtype !== "float32") return false;
+      if (t.dtype !== ts[0].dtype) return false;
+      if (!this.floatDTypes.includes(t.dtype)) return false;
       if (t instanceof DeviceTensor && t.home === this.#home) large = true;
       else if (t.size >= GPU_MIN_ELEMENTS) large = true;
     }
@@ -303,4 +359,14 @@ export class WebGpuDevice implements Device {
     );
     tensors.forEach((t, i) => t.keepHostData(hosts[i].data));
   }
+}
+
+// Whether a per-dtype table of kinds (GPU_BINARY, GPU_REDUCE) lists `kind`
+// for `dtype`.
+function listed<K>(
+  table: Readonly<Partial<Record<DType, readonly K[]>>>,
+  dtype: DType,
+  kind: K,
+): boolean {
+  return table[dtype]?.includes(kind) ?? false;
 }

@@ -4,7 +4,9 @@
  *
  * Skip rule: with no WebGPU adapter the GPU tests are ignored, unless
  * `RILL_REQUIRE_WEBGPU=1` (set by CI), when every one of them fails with
- * the reason.
+ * the reason. The float16 kernel tests also need shader-f16; on an adapter
+ * without it they are ignored (float16 stays on the CPU there, which
+ * webgpu_device_test.ts checks with the feature turned off).
  *
  * @module
  */
@@ -13,7 +15,7 @@ import { GpuDevice } from "../../../kernels/webgpu/gpu_device.ts";
 import { GpuBatch } from "../../../kernels/webgpu/gpu_batch.ts";
 import type { GpuTensor } from "../../../kernels/webgpu/gpu_tensor.ts";
 import {
-  TOLERANCE,
+  toleranceOf,
   withinTolerance,
 } from "../../../kernels/webgpu/tolerance.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
@@ -62,6 +64,16 @@ export const gpuTest = {
   sanitizeResources: false,
 } as const;
 
+/** Whether the device runs float16 kernels (it has shader-f16). */
+export const hasF16: boolean = found instanceof GpuDevice &&
+  found.hasShaderF16;
+
+/** Options of float16 kernel tests: as {@linkcode gpuTest}, and shader-f16. */
+export const f16Test = {
+  ...gpuTest,
+  ignore: ignoreGpu || (gpuMissing === null && !hasF16),
+} as const;
+
 /**
  * A seeded PRNG (mulberry32): the same seed gives the same inputs.
  *
@@ -96,7 +108,7 @@ export interface RandomOptions {
  *
  * @param next The PRNG.
  * @param shape The dims.
- * @param dtype float32 or int32.
+ * @param dtype float32, float16 or int32 (values round to the dtype).
  * @param options Range and special values.
  * @returns The tensor.
  */
@@ -121,7 +133,8 @@ export function randomTensor(
 
 /**
  * Asserts that a GPU result matches the CPU's: same dtype and shape, and
- * every element within the op's entry of the tolerance table.
+ * every element within the op's entry of the tolerance table for the
+ * result's dtype (TOLERANCE_F16 for float16).
  *
  * @param op The tolerance table key.
  * @param gpuResult The GPU's result, read back.
@@ -134,8 +147,10 @@ export function assertMatchesCpu(
   cpuResult: Tensor,
   magnitude?: Tensor,
 ): void {
-  const tolerance = TOLERANCE[op];
-  if (tolerance === undefined) throw new Error(`no tolerance for "${op}"`);
+  const tolerance = toleranceOf(op, cpuResult.dtype);
+  if (tolerance === undefined) {
+    throw new Error(`no tolerance for "${op}" of ${cpuResult.dtype}`);
+  }
   if (gpuResult.dtype !== cpuResult.dtype) {
     throw new Error(
       `${op}: dtype ${gpuResult.dtype} on the GPU, ${cpuResult.dtype} on the CPU`,
@@ -176,4 +191,38 @@ export async function onGpu(
   for (const x of xs) x.release();
   out.release();
   return result;
+}
+
+/**
+ * A float16 tensor of the given element bits.
+ *
+ * @param bits One 16-bit pattern per element.
+ * @param shape The dims (default: flat).
+ * @returns The tensor.
+ */
+export function float16Bits(
+  bits: ArrayLike<number>,
+  shape: readonly number[] = [bits.length],
+): Tensor {
+  return new Tensor(
+    "float16",
+    shape,
+    new Float16Array(Uint16Array.from(bits).buffer),
+  );
+}
+
+/**
+ * The bits of each element of a float16 or float32 tensor, every NaN as
+ * -1: the CPU's typed-array stores do not keep NaN payloads, so results
+ * are compared bit for bit except that any NaN matches any NaN.
+ *
+ * @param t A float16 or float32 tensor.
+ * @returns One number per element: its bits, or -1 for any NaN.
+ */
+export function floatBits(t: Tensor): number[] {
+  const data = t.data as Float16Array | Float32Array;
+  const copy = data instanceof Float16Array
+    ? new Uint16Array(Float16Array.from(data).buffer)
+    : new Uint32Array(Float32Array.from(data).buffer);
+  return [...copy].map((b, i) => Number.isNaN(data[i]) ? -1 : b);
 }

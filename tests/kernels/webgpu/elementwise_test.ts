@@ -9,11 +9,13 @@ import {
   unary,
 } from "../../../kernels/webgpu/elementwise.ts";
 import { coalesce } from "../../../kernels/webgpu/_elementwise_template.ts";
-import { COMPARE_KINDS } from "../../../kernels/device.ts";
+import { type BinaryKind, COMPARE_KINDS } from "../../../kernels/device.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
   assertMatchesCpu,
   batch,
+  f16Test,
+  float16Bits,
   gpuTest,
   onGpu,
   randomTensor,
@@ -21,6 +23,17 @@ import {
 } from "./_gpu.ts";
 
 const SPECIALS = [NaN, Infinity, -Infinity, 0, -0, 1, -1];
+// float16's edges: the largest finite value, subnormals, the smallest
+// normal, and a value whose sums and products overflow.
+const F16_SPECIALS = [
+  ...SPECIALS,
+  65504,
+  -65504,
+  60000,
+  2 ** -24,
+  -(2 ** -20),
+  2 ** -14,
+];
 
 // [x shape, y shape, axis]: same shape, scalars, rank 0, NumPy and Fluid
 // broadcasting, odd and empty shapes.
@@ -222,6 +235,183 @@ Deno.test({
     assertThrows(() => binary(b, "add", f, g), RangeError, "do not match");
     assertThrows(() => unary(b, "sin", f), TypeError, "no GPU kernel");
     for (const t of [f, g, i]) t.release();
+  },
+});
+
+// float16: every kind against the CPU, which computes in float64 and rounds
+// once; TOLERANCE_F16 is exact for add, sub, mul, max, min, comparisons and
+// scale.
+
+Deno.test({
+  name:
+    "binary() matches the CPU for every float16 kind and shape, overflow included",
+  ...f16Test,
+  fn: async () => {
+    const next = seeded(12);
+    for (const kind of GPU_BINARY.float16) {
+      for (const [xs, ys, axis] of SHAPES) {
+        const opts = { min: -300, max: 300, specials: F16_SPECIALS };
+        const x = randomTensor(next, xs, "float16", opts);
+        const y = randomTensor(next, ys, "float16", opts);
+        const got = await onGpu(
+          [x, y],
+          (a, b) => binary(batch(), kind, a, b, axis),
+        );
+        assertEquals(got.dtype, "float16");
+        assertMatchesCpu(kind, got, cpu.binary(kind, x, y, axis));
+      }
+    }
+  },
+});
+
+Deno.test({
+  name: "binary() on float16 bit patterns matches the CPU, ties included",
+  ...f16Test,
+  fn: async () => {
+    const next = seeded(13);
+    const n = 1 << 18;
+    const xs = new Uint16Array(n), ys = new Uint16Array(n);
+    for (let i = 0; i < n; i++) {
+      xs[i] = Math.floor(next() * 65536);
+      // Every other pair shares an exponent, so sums round at ties.
+      ys[i] = i % 2 === 0
+        ? Math.floor(next() * 65536)
+        : (xs[i] & 0xfc00) | Math.floor(next() * 1024);
+    }
+    const x = float16Bits(xs), y = float16Bits(ys);
+    for (const kind of GPU_BINARY.float16) {
+      const got = await onGpu([x, y], (a, b) => binary(batch(), kind, a, b));
+      assertMatchesCpu(kind, got, cpu.binary(kind, x, y));
+    }
+  },
+});
+
+Deno.test({
+  name: "binary() on float16 rounds to ±Infinity from 65520, as Float16Array",
+  ...f16Test,
+  fn: async () => {
+    const cases: [BinaryKind, number, number][] = [
+      ["add", 65504, 8], // 65512: ties to even 65504
+      ["add", 65504, 15], // 65519: 65504
+      ["add", 65504, 16], // 65520: a tie, to even 2^16: Infinity
+      ["sub", -65504, 16], // -65520: -Infinity (sum: -65488, to even)
+      ["add", 65504, 65504],
+      ["mul", 256, 255.875], // 65504 exactly
+      ["mul", 256, 256],
+      ["mul", -300, 300],
+      ["mul", 2 ** -24, 0.5], // a subnormal tie: to even 0
+      ["mul", 3 * 2 ** -24, 0.5], // 1.5 · 2^-24: to even 2^-23
+      ["mul", -(2 ** -24), 2 ** -10],
+      ["sub", 2 ** -14, 2 ** -24], // the largest subnormal
+      ["div", 1, 2 ** -24], // 2^24
+      ["div", 65504, 0.5],
+      ["div", -1, 0],
+      ["div", 0, 0],
+      ["max", NaN, 65504],
+      ["min", -0, 0],
+    ];
+    const x = Tensor.fromArray(cases.map((c) => c[1]), "float16");
+    const y = Tensor.fromArray(cases.map((c) => c[2]), "float16");
+    for (const kind of GPU_BINARY.float16) {
+      const got = await onGpu([x, y], (a, b) => binary(batch(), kind, a, b));
+      assertMatchesCpu(kind, got, cpu.binary(kind, x, y));
+    }
+    const differences = await onGpu(
+      [x, y],
+      (a, b) => binary(batch(), "sub", a, b),
+    );
+    assertEquals(differences.data[3], -Infinity);
+    const sums = await onGpu([x, y], (a, b) => binary(batch(), "add", a, b));
+    assertEquals([...sums.data.slice(0, 5)], [
+      65504,
+      65504,
+      Infinity,
+      -65472,
+      Infinity,
+    ]);
+  },
+});
+
+Deno.test({
+  name: "compare() on float16 gives the CPU's bits, NaN included",
+  ...f16Test,
+  fn: async () => {
+    const next = seeded(14);
+    for (const kind of COMPARE_KINDS) {
+      for (const [xs, ys, axis] of SHAPES) {
+        const opts = { min: -3, max: 3, integers: true, specials: SPECIALS };
+        const x = randomTensor(next, xs, "float16", opts);
+        const y = randomTensor(next, ys, "float16", opts);
+        const got = await onGpu(
+          [x, y],
+          (a, b) => compare(batch(), kind, a, b, axis),
+        );
+        assertEquals(got.toNested(), cpu.compare(kind, x, y, axis).toNested());
+      }
+    }
+    // Every bit pattern against a shuffled one: NaNs, ±0, subnormals.
+    const all = Array.from({ length: 65536 }, (_, i) => i);
+    const shuffled = all.map((i) => (i * 40503 + 7) & 0xffff);
+    const x = float16Bits(all), y = float16Bits(shuffled);
+    for (const kind of COMPARE_KINDS) {
+      const got = await onGpu([x, y], (a, b) => compare(batch(), kind, a, b));
+      assertEquals([...got.data], [...cpu.compare(kind, x, y).data], kind);
+    }
+  },
+});
+
+Deno.test({
+  name: "unary() matches the CPU on every float16 value, in every shape",
+  ...f16Test,
+  fn: async () => {
+    const all = float16Bits(Array.from({ length: 65536 }, (_, i) => i));
+    const next = seeded(15);
+    for (const kind of GPU_UNARY) {
+      const got = await onGpu([all], (a) => unary(batch(), kind, a));
+      assertMatchesCpu(kind, got, cpu.unary(kind, all));
+      for (const shape of [[7, 33], [], [1], [0, 4]]) {
+        const x = randomTensor(next, shape, "float16", {
+          min: -20,
+          max: 20,
+          specials: F16_SPECIALS,
+        });
+        const small = await onGpu([x], (a) => unary(batch(), kind, a));
+        assertMatchesCpu(kind, small, cpu.unary(kind, x));
+      }
+    }
+  },
+});
+
+Deno.test({
+  name: "scale() on float16 gives the CPU's bits, both bias orders",
+  ...f16Test,
+  fn: async () => {
+    const all = float16Bits(Array.from({ length: 65536 }, (_, i) => i));
+    // Rounded factors, overflow, subnormal results, and an odd size.
+    const params = [[0.1, 3.3], [3, -2], [1000, 0], [2 ** -10, 1e-7]];
+    for (const [s, b] of params) {
+      for (const after of [true, false]) {
+        const got = await onGpu([all], (a) => scale(batch(), a, s, b, after));
+        assertMatchesCpu("scale", got, cpu.scale(all, s, b, after));
+      }
+    }
+    const odd = randomTensor(seeded(16), [33], "float16", { min: -9, max: 9 });
+    const got = await onGpu([odd], (a) => scale(batch(), a, -1.5, 0.25));
+    assertMatchesCpu("scale", got, cpu.scale(odd, -1.5, 0.25));
+  },
+});
+
+Deno.test({
+  name: "binary() leaves float16 pow and mixed float16 operands to the CPU",
+  ...f16Test,
+  fn: () => {
+    const b = batch();
+    const h = b.upload(Tensor.zeros([2, 3], "float16"));
+    const f = b.upload(Tensor.zeros([2, 3], "float32"));
+    assertThrows(() => binary(b, "pow", h, h), TypeError, "no GPU kernel");
+    assertThrows(() => binary(b, "add", h, f), TypeError, "one dtype");
+    assertThrows(() => compare(b, "equal", f, h), TypeError, "one dtype");
+    for (const t of [h, f]) t.release();
   },
 });
 

@@ -3,7 +3,7 @@ import { GpuBatch } from "../../../kernels/webgpu/gpu_batch.ts";
 import { GpuKernelError } from "../../../kernels/webgpu/pipeline_cache.ts";
 import { binary, unary } from "../../../kernels/webgpu/elementwise.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
-import { gpu, gpuTest } from "./_gpu.ts";
+import { f16Test, gpu, gpuTest } from "./_gpu.ts";
 
 Deno.test({
   name: "GpuBatch round-trips float32, int32, bool, rank 0 and empty tensors",
@@ -25,6 +25,32 @@ Deno.test({
     });
     assertEquals(Object.is(back[0].item(3), -0), true);
     assertThrows(() => batch.upload(Tensor.zeros([1], "int64")), TypeError);
+  },
+});
+
+Deno.test({
+  name: "GpuBatch round-trips float16 of odd sizes, rank 0 and empty",
+  ...f16Test,
+  fn: async () => {
+    const batch = new GpuBatch(gpu());
+    const inputs = [
+      Tensor.fromArray(
+        [1.5, NaN, -Infinity, -0, 65504, 2 ** -24, 0.1],
+        "float16",
+      ),
+      Tensor.fromArray([3], "float16", []),
+      Tensor.fromArray(Array.from({ length: 33 }, (_, i) => i / 7), "float16"),
+      Tensor.zeros([0, 5], "float16"),
+    ];
+    const uploaded = inputs.map((t) => batch.upload(t));
+    assertEquals(uploaded.map((t) => t.byteLength), [16, 4, 68, 0]);
+    const back = await batch.read(uploaded);
+    back.forEach((t, i) => {
+      assertEquals([t.dtype, t.shape], ["float16", inputs[i].shape]);
+      assertEquals(t.data.length, inputs[i].size);
+      assertEquals(t.toNested(), inputs[i].toNested());
+    });
+    assertEquals(Object.is(back[0].item(3), -0), true);
   },
 });
 

@@ -1,11 +1,29 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { GpuTensor, isGpuDType } from "../../../kernels/webgpu/gpu_tensor.ts";
+import {
+  GpuTensor,
+  isGpuDType,
+  storageBytes,
+} from "../../../kernels/webgpu/gpu_tensor.ts";
 import { GpuBufferPool } from "../../../kernels/webgpu/gpu_buffer_pool.ts";
 import { DTYPES } from "../../../kernels/dtype.ts";
 import { gpu, gpuTest } from "./_gpu.ts";
 
-Deno.test("isGpuDType() accepts float32, int32 and bool only", () => {
-  assertEquals(DTYPES.filter(isGpuDType), ["bool", "int32", "float32"]);
+Deno.test("isGpuDType() accepts float32, float16, int32 and bool only", () => {
+  assertEquals(DTYPES.filter(isGpuDType), [
+    "bool",
+    "int32",
+    "float16",
+    "float32",
+  ]);
+});
+
+Deno.test("storageBytes() packs float16 two to a word, rounding up", () => {
+  assertEquals(
+    [0, 1, 2, 3, 33].map((n) => storageBytes("float16", n)),
+    [0, 4, 4, 8, 68],
+  );
+  assertEquals(storageBytes("bool", 3), 12);
+  assertEquals(storageBytes("int32", 0), 0);
 });
 
 Deno.test({
@@ -25,6 +43,12 @@ Deno.test({
     );
     assertThrows(
       () => new GpuTensor(pool, "bool", [65], pool.acquire(4)),
+      RangeError,
+    );
+    const half = new GpuTensor(pool, "float16", [129], pool.acquire(260));
+    assertEquals(half.byteLength, 260);
+    assertThrows(
+      () => new GpuTensor(pool, "float16", [513], pool.acquire(1024)),
       RangeError,
     );
   },

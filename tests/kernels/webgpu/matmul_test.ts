@@ -4,25 +4,30 @@ import { unary as cpuUnary } from "../../../kernels/cpu/elementwise.ts";
 import { chooseKernel, matmul } from "../../../kernels/webgpu/matmul.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import type { GpuMatmulOptions } from "../../../kernels/webgpu/matmul.ts";
+import type { DType } from "../../../kernels/dtype.ts";
 import {
   assertMatchesCpu,
   batch,
+  f16Test,
   gpuTest,
   onGpu,
   randomTensor,
   seeded,
 } from "./_gpu.ts";
 
-// Runs one product on both devices and compares at TOLERANCE.matmul, the
-// magnitude being the product of the absolute values.
+// Runs one product on both devices and compares at TOLERANCE.matmul (or
+// TOLERANCE_F16.matmul), the magnitude being the product of the absolute
+// values.
 async function check(
   xShape: number[],
   yShape: number[],
   options: GpuMatmulOptions = {},
   seed = 1,
+  dtype: DType = "float32",
 ): Promise<Tensor> {
   const next = seeded(seed);
-  const x = randomTensor(next, xShape), y = randomTensor(next, yShape);
+  const x = randomTensor(next, xShape, dtype);
+  const y = randomTensor(next, yShape, dtype);
   const got = await onGpu([x, y], (a, b) => matmul(batch(), a, b, options));
   const want = cpuMatmul(x, y, options);
   const magnitude = cpuMatmul(
@@ -159,6 +164,93 @@ Deno.test({
     assertThrows(() => matmul(b, x, y), RangeError, "inner dims 3 and 4");
     assertThrows(() => matmul(b, s, y), RangeError, "rank >= 1");
     for (const t of [x, y, s]) t.release();
+  },
+});
+
+// float16: f16 operands, f32 accumulation, one rounding per result.
+const f16 = (
+  xShape: number[],
+  yShape: number[],
+  options: GpuMatmulOptions = {},
+) => check(xShape, yShape, options, 2, "float16");
+
+Deno.test({
+  name: "matmul() on float16 matches the CPU with every kernel and odd shape",
+  ...f16Test,
+  fn: async () => {
+    for (const n of [1, 7, 16, 33, 64, 100]) {
+      assertEquals((await f16([n, n], [n, n])).dtype, "float16");
+    }
+    await f16([1000, 7], [7, 33]); // scalar-blocked, odd N
+    await f16([33, 1000], [1000, 1]);
+    await f16([1, 1000], [1000, 7]);
+    await f16([37, 20], [20, 36]); // vec4 kernel, partial tiles
+    await f16([65, 12], [12, 132]);
+    await f16([200, 33], [33, 68]);
+  },
+});
+
+Deno.test({
+  name: "matmul() on float16 honours transposes, alpha, batches and vectors",
+  ...f16Test,
+  fn: async () => {
+    const flags = [[true, false], [false, true], [true, true]];
+    for (const [transposeX, transposeY] of flags) {
+      for (const [m, k, n, alpha] of [[40, 36, 44, -0.5], [5, 7, 3, 3]]) {
+        await f16(
+          transposeX ? [k, m] : [m, k],
+          transposeY ? [n, k] : [k, n],
+          { transposeX, transposeY, alpha },
+        );
+      }
+    }
+    assertEquals((await f16([3, 1, 5, 7], [4, 7, 6])).shape, [3, 4, 5, 6]);
+    assertEquals((await f16([7], [7, 5])).shape, [5]);
+    assertEquals((await f16([3, 4, 7], [7])).shape, [3, 4]);
+    assertEquals((await f16([0, 4], [4, 3])).shape, [0, 3]);
+    assertEquals((await f16([3, 0], [0, 5])).toNested(), [
+      [0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0],
+    ]);
+  },
+});
+
+Deno.test({
+  name: "matmul() on float16 gives NaN, ±Infinity and overflow as the CPU",
+  ...f16Test,
+  fn: async () => {
+    const next = seeded(10);
+    for (const [m, k, n] of [[3, 5, 4], [40, 36, 44], [33, 7, 9]]) {
+      const opts = { specials: [NaN, Infinity, -Infinity] };
+      const x = randomTensor(next, [m, k], "float16", opts);
+      const y = randomTensor(next, [k, n], "float16");
+      const got = await onGpu([x, y], (a, b) => matmul(batch(), a, b));
+      const want = cpuMatmul(x, y);
+      for (let i = 0; i < want.size; i++) {
+        const c = want.data[i] as number, g = got.data[i] as number;
+        if (!Number.isFinite(c)) assertEquals(g, c, `element ${i}`);
+      }
+    }
+    // 300 · 300 overflows float16 (the f32 accumulator does not); 200 · 300
+    // + 100 · 55 = 65500 rounds to 65504; alpha brings a sum back in range.
+    const x = Tensor.fromArray([[300, 300], [200, 100], [-300, 0]], "float16");
+    const y = Tensor.fromArray([[300, 100], [55, -100]], "float16");
+    const got = await onGpu([x, y], (a, b) => matmul(batch(), a, b));
+    assertEquals(got.toNested(), cpuMatmul(x, y).toNested());
+    assertEquals(got.toNested(), [[Infinity, 0], [65504, 10000], [
+      -Infinity,
+      -30000,
+    ]]);
+    const scaled = await onGpu(
+      [x, y],
+      (a, b) => matmul(batch(), a, b, { alpha: 0.5 }),
+    );
+    assertEquals(scaled.item(0), 53248); // 106500 / 2, rounded
+    assertEquals(
+      scaled.toNested(),
+      cpuMatmul(x, y, { alpha: 0.5 }).toNested(),
+    );
   },
 });
 

@@ -2,7 +2,10 @@ import { assertEquals } from "@std/assert";
 import {
   MIN_NORMAL_F32,
   TOLERANCE,
+  TOLERANCE_F16,
+  toleranceOf,
   ulpDistance,
+  ulpDistance16,
   withinTolerance,
 } from "../../../kernels/webgpu/tolerance.ts";
 import { GPU_BINARY, GPU_UNARY } from "../../../kernels/webgpu/elementwise.ts";
@@ -62,4 +65,64 @@ Deno.test("withinTolerance() applies ulp, close and scaled bounds", () => {
   assertEquals(withinTolerance(TOLERANCE.exp, 1.0001, 1), false);
   assertEquals(withinTolerance(TOLERANCE.matmul, 0.001, 0, 100), true);
   assertEquals(withinTolerance(TOLERANCE.matmul, 0.001, 0, 1), false);
+});
+
+Deno.test("TOLERANCE_F16 has an entry for every float16 GPU kernel", () => {
+  const ops = [
+    ...GPU_BINARY.float16,
+    ...GPU_UNARY,
+    ...COMPARE_KINDS,
+    ...GPU_REDUCE.float16.map((k) => `reduce_${k}`),
+    "scale",
+    "matmul",
+    "softmax",
+    "copy",
+    "transpose",
+    "concat",
+    "split",
+    "slice",
+    "gather",
+    "cast",
+  ];
+  assertEquals(ops.filter((op) => TOLERANCE_F16[op] === undefined), []);
+  assertEquals(TOLERANCE_F16.pow, undefined); // float16 pow runs on the CPU
+});
+
+Deno.test("TOLERANCE_F16 is exact where one f32 rounding then one float16 rounding is", () => {
+  const exact = [
+    ...["add", "sub", "mul", "max", "min", "scale", "square", "round"],
+    ...COMPARE_KINDS,
+    ...["copy", "transpose", "concat", "split", "slice", "gather", "cast"],
+    ...["reduce_max", "reduce_min"],
+  ];
+  for (const op of exact) {
+    assertEquals(TOLERANCE_F16[op], { kind: "exact" }, op);
+  }
+  for (const op of ["div", "exp", "sigmoid", "tanh", "softmax", "log"]) {
+    assertEquals(TOLERANCE_F16[op].kind, "ulp16", op);
+  }
+});
+
+Deno.test("toleranceOf() reads the float16 table for float16 only", () => {
+  assertEquals(toleranceOf("div", "float16"), { kind: "ulp16", ulps: 1 });
+  assertEquals(toleranceOf("div", "float32"), TOLERANCE.div);
+  assertEquals(toleranceOf("equal", "bool"), TOLERANCE.equal);
+  assertEquals(toleranceOf("pow", "float16"), undefined);
+});
+
+Deno.test("withinTolerance() counts float16 steps for ulp16", () => {
+  const one = TOLERANCE_F16.exp, two = TOLERANCE_F16.log;
+  assertEquals(ulpDistance16(1, 1 + 2 ** -10), 1);
+  assertEquals(ulpDistance16(2 ** -24, 3 * 2 ** -24), 2); // subnormals
+  assertEquals(ulpDistance16(-0, 0), 1);
+  assertEquals(withinTolerance(one, 1 + 2 ** -10, 1), true);
+  assertEquals(withinTolerance(one, 1 + 2 ** -9, 1), false);
+  assertEquals(withinTolerance(two, 1 + 2 ** -9, 1), true);
+  assertEquals(withinTolerance(one, 65504, 65472), true);
+  assertEquals(withinTolerance(one, Infinity, 65504), false); // never near ∞
+  assertEquals(withinTolerance(one, NaN, NaN), true);
+  assertEquals(withinTolerance(TOLERANCE_F16.add, -0, 0), false);
+  const scaled = TOLERANCE_F16.reduce_sum;
+  assertEquals(withinTolerance(scaled, 1 + 2 ** -10, 1, 1), true);
+  assertEquals(withinTolerance(scaled, 1.004, 1, 1), false);
 });

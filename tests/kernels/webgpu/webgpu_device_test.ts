@@ -10,14 +10,18 @@ import {
   readBack,
 } from "../../../kernels/device_tensor.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
+import type { DType } from "../../../kernels/dtype.ts";
+import { COMPARE_KINDS } from "../../../kernels/device.ts";
 import {
   GPU_MIN_ELEMENTS,
   WebGpuDevice,
 } from "../../../kernels/webgpu/webgpu_device.ts";
 import {
   assertMatchesCpu,
+  f16Test,
   gpu,
   gpuTest,
+  hasF16,
   randomTensor,
   seeded,
 } from "./_gpu.ts";
@@ -70,10 +74,10 @@ Deno.test({
     const k = device().kernels;
     const x = Tensor.full([GPU_MIN_ELEMENTS], "float32", 3);
     const y = k.scale(x, 2, 1); // 2x + 1 on the GPU
-    assertThrows(() => k.compare("greater_than", y, x), ElementsOnDevice);
+    assertThrows(() => k.binary("mod", y, x), ElementsOnDevice);
     await readBack([y]);
-    const more = k.compare("greater_than", y, x);
-    assertEquals([more.dtype, more.item(0)], ["bool", true]);
+    const rest = k.binary("mod", y, x);
+    assertEquals([rest.dtype, rest.item(0)], ["float32", 1]);
     assertEquals(y.item(GPU_MIN_ELEMENTS - 1), 7);
   },
 });
@@ -189,5 +193,161 @@ Deno.test({
       assert(message !== "");
       assertThrows(() => call(k, y), RangeError, message);
     }
+  },
+});
+
+const FLOATS: DType[] = hasF16 ? ["float32", "float16"] : ["float32"];
+
+Deno.test({
+  name:
+    "WebGpuDevice compares on the GPU: bool results stay there, the CPU's bits",
+  ...gpuTest,
+  async fn() {
+    const k = device().kernels;
+    const next = seeded(41);
+    for (const dtype of FLOATS) {
+      const opts = {
+        min: -3,
+        max: 3,
+        integers: true,
+        specials: [NaN, Infinity, -Infinity, -0],
+      };
+      const x = randomTensor(next, [129, 130], dtype, opts);
+      const y = randomTensor(next, [130], dtype, opts);
+      for (const kind of COMPARE_KINDS) {
+        const got = k.compare(kind, x, y);
+        assert(onGpu(got), `${kind} of ${dtype} is on the GPU`);
+        assertEquals(got.dtype, "bool");
+        // A condition reads it back first, as the runtime does.
+        assertThrows(() => got.item(0), ElementsOnDevice);
+        await readBack([got]);
+        assertEquals([...got.data], [...cpu.compare(kind, x, y).data], kind);
+      }
+      // Operands already on the GPU compare there, whatever their size.
+      const doubled = k.scale(x, 2);
+      const small = k.slice(doubled, [0], [0], [1]);
+      const z = k.compare("less_than", small, k.slice(x, [0], [0], [1]));
+      assert(onGpu(small) && onGpu(z));
+      await readBack([z]);
+      const want = cpu.compare(
+        "less_than",
+        cpu.scale(cpu.slice(x, [0], [0], [1]), 2),
+        cpu.slice(x, [0], [0], [1]),
+      );
+      assertEquals([...z.data], [...want.data]);
+      // A bool result feeds CPU-only kernels through a read-back.
+      const both = k.compare("greater_equal", x, y);
+      assertThrows(() => k.logical("and", both, both), ElementsOnDevice);
+      await readBack([both]);
+      assertEquals(k.logical("and", both, both).toNested(), both.toNested());
+    }
+    const small = Tensor.full([8, 8], "float32", 2);
+    const ints = Tensor.full([GPU_MIN_ELEMENTS], "int32", 2);
+    const large = Tensor.full([GPU_MIN_ELEMENTS], "float32", 2);
+    assertFalse(k.compare("equal", small, small) instanceof DeviceTensor);
+    assertFalse(k.compare("equal", ints, ints) instanceof DeviceTensor);
+    assertFalse(k.compare("equal", large, ints) instanceof DeviceTensor);
+  },
+});
+
+Deno.test({
+  name:
+    "WebGpuDevice runs float16 on the GPU with shader-f16, under float32's rule",
+  ...f16Test,
+  async fn() {
+    const k = device().kernels;
+    assertEquals(device().floatDTypes, ["float32", "float16"]);
+    const next = seeded(43);
+    const x = randomTensor(next, [130, 127], "float16");
+    const w = randomTensor(next, [127, 129], "float16");
+    const b = randomTensor(next, [129], "float16");
+    const h = k.binary("add", k.matmul(x, w), b); // matmul alone is small
+    const t = k.unary("tanh", h);
+    const y = k.softmax(t);
+    const s = k.reduce("sum", y, { dims: [1] });
+    const c = k.scale(k.transpose(y, [1, 0]), 3, 1);
+    const f = k.cast(h, "float32");
+    const i = k.cast(k.scale(h, 100), "int32");
+    const back = k.cast(f, "float16");
+    const steps = { h, t, y, s, c, f, i, back };
+    for (const [name, v] of Object.entries(steps)) {
+      assert(onGpu(v), `${name} is on the GPU`);
+    }
+    await readBack(Object.values(steps));
+    assertEquals([h.dtype, s.dtype, f.dtype, i.dtype], [
+      "float16",
+      "float16",
+      "float32",
+      "int32",
+    ]);
+    // Each step against the CPU on the GPU's own inputs.
+    const mm = cpu.matmul(x, w);
+    assertMatchesCpu(
+      "matmul",
+      h,
+      cpu.binary("add", mm, b),
+      cpu.binary(
+        "add",
+        cpu.matmul(cpu.unary("abs", x), cpu.unary("abs", w)),
+        cpu.unary("abs", b),
+      ),
+    );
+    assertMatchesCpu("tanh", t, cpu.unary("tanh", h));
+    assertMatchesCpu("softmax", y, cpu.softmax(t));
+    assertMatchesCpu(
+      "reduce_sum",
+      s,
+      cpu.reduce("sum", y, { dims: [1] }),
+      cpu.reduce("sum", y, { dims: [1] }),
+    );
+    assertMatchesCpu("scale", c, cpu.scale(cpu.transpose(y, [1, 0]), 3, 1));
+    assertMatchesCpu("cast", f, cpu.cast(h, "float32"));
+    assertMatchesCpu("cast", i, cpu.cast(cpu.scale(h, 100), "int32"));
+    assertEquals(back.toNested(), h.toNested());
+    // Small, and mixed with float32, float16 stays on the CPU.
+    const small = Tensor.full([8, 8], "float16", 2);
+    const large32 = Tensor.full([GPU_MIN_ELEMENTS], "float32", 2);
+    const large16 = Tensor.full([GPU_MIN_ELEMENTS], "float16", 2);
+    assertFalse(k.binary("mul", small, small) instanceof DeviceTensor);
+    assertFalse(k.binary("add", large16, large32) instanceof DeviceTensor);
+    assertFalse(k.concat([large16, large32]) instanceof DeviceTensor);
+    assert(onGpu(k.unary("exp", large16)));
+  },
+});
+
+Deno.test({
+  name: "WebGpuDevice without shader-f16 keeps float16 on the CPU",
+  ...gpuTest,
+  async fn() {
+    const d = new WebGpuDevice(gpu(), { float16: false });
+    const k = d.kernels;
+    assertEquals(d.floatDTypes, ["float32"]);
+    const next = seeded(44);
+    const x = randomTensor(next, [130, 127], "float16");
+    const w = randomTensor(next, [127, 129], "float16");
+    const results = [
+      k.matmul(x, w),
+      k.binary("add", x, x),
+      k.unary("exp", x),
+      k.scale(x, 2),
+      k.reduce("sum", x),
+      k.softmax(x),
+      k.compare("less_than", x, x),
+      k.transpose(x, [1, 0]),
+      k.gather(x, Tensor.fromArray([0, 3], "int32"), 1),
+    ];
+    for (const r of results) assertFalse(r instanceof DeviceTensor);
+    assertEquals(results[1].toNested(), cpu.binary("add", x, x).toNested());
+    // float32 still runs here; a cast of its result to float16 reads it back.
+    const y = k.scale(Tensor.full([GPU_MIN_ELEMENTS], "float32", 1.5), 2);
+    assert(onGpu(y));
+    assertThrows(() => k.cast(y, "float16"), ElementsOnDevice);
+    await readBack([y]);
+    const h = k.cast(y, "float16");
+    assertEquals([h instanceof DeviceTensor, h.dtype, h.item(0)], [
+      false,
+      "float16",
+      3,
+    ]);
   },
 });
