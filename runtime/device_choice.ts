@@ -8,7 +8,7 @@
  * - `auto` (the default) uses the GPU on a hardware adapter and the CPU on
  *   a software adapter or none (on llvmpipe the CPU kernels are faster).
  *   Asking for an adapter takes 0.1–0.3 s, so `auto` asks only when the
- *   program declares a float32 tensor big enough to go to the GPU
+ *   program declares a float tensor big enough to go to the GPU
  *   (design.md §6's placement) and, on Linux, the machine has a GPU device
  *   node; otherwise it runs on the CPU without asking.
  *
@@ -17,14 +17,9 @@
 import type { ProgramDesc } from "../gen/rill/v1/framework_pb.ts";
 import { cpuDevice } from "../kernels/cpu/device.ts";
 import type { Device } from "../kernels/device.ts";
-import {
-  GpuDevice,
-  type GpuUnavailable,
-} from "../kernels/webgpu/gpu_device.ts";
-import {
-  GPU_MIN_ELEMENTS,
-  WebGpuDevice,
-} from "../kernels/webgpu/webgpu_device.ts";
+import type { GpuUnavailable } from "../kernels/webgpu/gpu_device.ts";
+import { GPU_MIN_ELEMENTS } from "../kernels/webgpu/gpu_min_elements.ts";
+import type { WebGpuDevice } from "../kernels/webgpu/webgpu_device.ts";
 import { ProgramError } from "./errors.ts";
 
 /** The devices one may ask for by name. */
@@ -71,7 +66,7 @@ export async function chooseDevice(
     return {
       device: cpuDevice,
       reason:
-        `cpu (auto: no float32 tensor of ${GPU_MIN_ELEMENTS} elements or more)`,
+        `cpu (auto: no float tensor of ${GPU_MIN_ELEMENTS} elements or more)`,
     };
   }
   if (wanted === "auto" && !mayHaveGpu()) {
@@ -81,7 +76,8 @@ export async function chooseDevice(
     };
   }
   const gpu = await theGpu();
-  if (!(gpu instanceof WebGpuDevice)) {
+  // A WebGpuDevice holds its GPU; a GpuUnavailable says why there is none.
+  if (!("gpu" in gpu)) {
     if (wanted === "webgpu") {
       throw new ProgramError(`--device webgpu: ${gpu.explain}`);
     }
@@ -91,16 +87,36 @@ export async function chooseDevice(
     const reason = `cpu (auto: ${gpu.gpu.explain}; the CPU kernels are faster)`;
     return { device: cpuDevice, reason };
   }
-  return { device: gpu, reason: `webgpu (${gpu.gpu.explain})` };
+  return { device: gpu, reason: `webgpu (${gpu.gpu.explain}; ${rule(gpu)})` };
+}
+
+// Which tensors go to the GPU (design.md §6), as --explain tells it.
+function rule(gpu: WebGpuDevice): string {
+  const limit = gpu.gpu.limits.maxStorageBufferBindingSize;
+  return `${gpu.floatDTypes.join(" and ")} tensors of ${GPU_MIN_ELEMENTS} ` +
+    `elements to ${formatBytes(limit)} run there, the rest on the CPU`;
+}
+
+function formatBytes(n: number): string {
+  return n >= 2 ** 30 && n % 2 ** 30 === 0
+    ? `${n / 2 ** 30} GiB`
+    : `${Math.floor(n / 2 ** 20)} MiB`;
 }
 
 // This thread's GPU, asked for once: an adapter takes about 0.3 s to find.
+// The WebGPU modules load only here, for a run that may use the GPU.
 let gpuOnce: Promise<WebGpuDevice | GpuUnavailable> | undefined;
 
 function theGpu(): Promise<WebGpuDevice | GpuUnavailable> {
-  gpuOnce ??= quietVulkan().then(() => GpuDevice.request()).then((gpu) =>
-    gpu instanceof GpuDevice ? new WebGpuDevice(gpu) : gpu
-  );
+  gpuOnce ??= (async () => {
+    await quietVulkan();
+    const [{ GpuDevice }, { WebGpuDevice }] = await Promise.all([
+      import("../kernels/webgpu/gpu_device.ts"),
+      import("../kernels/webgpu/webgpu_device.ts"),
+    ]);
+    const gpu = await GpuDevice.request();
+    return gpu instanceof GpuDevice ? new WebGpuDevice(gpu) : gpu;
+  })();
   return gpuOnce;
 }
 
@@ -135,14 +151,15 @@ function mayHaveGpu(): boolean {
   return false;
 }
 
-// Whether a float32 variable is declared with at least GPU_MIN_ELEMENTS
-// elements, a -1 dim taken as `batch` (1 when unknown).
+// Whether a float32 or float16 variable is declared with at least
+// GPU_MIN_ELEMENTS elements, a -1 dim taken as `batch` (1 when unknown).
 function hasLargeFloatTensor(desc: ProgramDesc, batch: number): boolean {
   const b = Number.isNaN(batch) ? 1 : batch;
   for (const block of desc.blocks) {
     for (const v of block.vars) {
       const tensor = v.type?.lodTensor?.tensor ?? v.type?.selectedRows;
-      if (tensor === undefined || tensor.dataType !== FP32) continue;
+      if (tensor === undefined) continue;
+      if (tensor.dataType !== FP32 && tensor.dataType !== FP16) continue;
       let size = 1;
       for (const d of tensor.dims) size *= d < 0 ? b : Number(d);
       if (size >= GPU_MIN_ELEMENTS) return true;
@@ -151,5 +168,6 @@ function hasLargeFloatTensor(desc: ProgramDesc, batch: number): boolean {
   return false;
 }
 
-// VarType.Type FP32 (framework.proto).
+// VarType.Type FP16 and FP32 (framework.proto).
+const FP16 = 4;
 const FP32 = 5;

@@ -55,9 +55,9 @@ import { gather } from "./gather.ts";
 import { concat, slice, split, splitNearEqual, transpose } from "./shape.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
 import { gaussianFill, uniformFill } from "./random.ts";
+import { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
 
-/** The least elements for which a float operand moves to the GPU. */
-export const GPU_MIN_ELEMENTS = 16384;
+export { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
 
 /** Options of {@linkcode WebGpuDevice}. */
 export interface WebGpuDeviceOptions {

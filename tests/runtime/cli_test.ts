@@ -535,7 +535,7 @@ Deno.test("--explain says which device ran the program and why", async () => {
   const auto = await cli(["examples/mult.pb", "--explain"]);
   assertEquals(
     auto.stderr,
-    "device: cpu (auto: no float32 tensor of 16384 elements or more)\n",
+    "device: cpu (auto: no float tensor of 16384 elements or more)\n",
   );
   assertEquals(auto.stdout, cpu.stdout);
 });

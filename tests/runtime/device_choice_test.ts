@@ -2,7 +2,7 @@
 // printing what it prints on the CPU: read-backs where values leave the
 // device (print, a loop condition, a CPU-only op, fetch).
 
-import { assert, assertEquals, assertRejects } from "@std/assert";
+import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
 import {
   elementwiseAdd,
   Executor,
@@ -69,7 +69,16 @@ Deno.test("chooseDevice: cpu never asks for an adapter; auto keeps small program
   assertEquals([cpu.device.name, cpu.reason], ["cpu", "cpu (--device cpu)"]);
   const auto = await chooseDevice("auto", smallProgram().desc, NaN);
   assertEquals(auto.device.name, "cpu");
-  assert(auto.reason.startsWith("cpu (auto: no float32 tensor"), auto.reason);
+  assert(auto.reason.startsWith("cpu (auto: no float tensor"), auto.reason);
+});
+
+Deno.test("chooseDevice: auto counts a large float16 tensor, as the GPU may take float16", async () => {
+  const p = new Program();
+  p.guard(() =>
+    print(fillConstant({ shape: [128, 128], dtype: "float16", value: 1 }))
+  );
+  const auto = await chooseDevice("auto", p.desc, NaN);
+  assert(!auto.reason.includes("no float tensor"), auto.reason);
 });
 
 Deno.test({
@@ -86,6 +95,11 @@ Deno.test({
     const webgpu = await chooseDevice("webgpu", program.desc, NaN);
     assertEquals(webgpu.device.name, "webgpu");
     assert(webgpu.reason.startsWith("webgpu ("), webgpu.reason);
+    // The placement rule, with the device's buffer limit.
+    assertMatch(
+      webgpu.reason,
+      /; float32( and float16)? tensors of 16384 elements to \d+ [MG]iB run there, the rest on the CPU\)$/,
+    );
   },
 });
 
