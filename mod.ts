@@ -23,6 +23,11 @@
  *
  * Run a saved program from the command line:
  * `deno run -A mod.ts program.pb [--seed N] [--feed x=x.npy] [--fetch y]`.
+ * Split one into a master and a worker program with {@linkcode transpile}
+ * (or `deno run -A mod.ts transpile program.pb --out-dir DIR`), serve the
+ * worker with `deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT`
+ * and run the master with `deno run -A mod.ts DIR/master.pb --worker-addrs
+ * HOST:PORT,...`.
  *
  * @module
  */
@@ -52,6 +57,13 @@ export { UnknownOpsError, validateProgram } from "./runtime/validate.ts";
 export type { UnknownOp, ValidateOptions } from "./runtime/validate.ts";
 export { dumpProgram } from "./runtime/dump.ts";
 export type { DumpOptions } from "./runtime/dump.ts";
+export { transpile } from "./runtime/transpile/transpile.ts";
+export type {
+  TranspiledPrograms,
+  TranspileOptions,
+} from "./runtime/transpile/transpile.ts";
+export { transpileFiles } from "./runtime/transpile/transpile_files.ts";
+export type { TranspiledFiles } from "./runtime/transpile/transpile_files.ts";
 export {
   decodeProgram,
   encodeProgram,
@@ -73,7 +85,11 @@ export type {
   VarInfo,
   VarKind,
 } from "./runtime/op_def.ts";
-export type { OpRun, PrepareContext } from "./runtime/prepare_context.ts";
+export type {
+  OpRun,
+  PrepareContext,
+  ResumableRun,
+} from "./runtime/prepare_context.ts";
 export { VarRef } from "./runtime/var_ref.ts";
 export type { PreparedBlock, PreparedOp } from "./runtime/prepared_block.ts";
 export type { RunServices, ThreadContext } from "./runtime/thread_context.ts";

@@ -1,6 +1,15 @@
 import { assertEquals } from "@std/assert";
 import { join } from "@std/path";
-import { fillConstant, print, whileLoop } from "../mod.ts";
+import {
+  assignValue,
+  fillConstant,
+  mul,
+  print,
+  Program,
+  read,
+  transpile,
+  whileLoop,
+} from "../mod.ts";
 import { buildProgram } from "./_helpers/run_program.ts";
 import { ROOT } from "./_helpers/rill_process.ts";
 import { withTempDir } from "./_helpers/with_temp_dir.ts";
@@ -29,4 +38,34 @@ Deno.test("mod.ts ends quietly with 141 when its stdout reader leaves", async ()
     ]);
     assertEquals([status.code, stderr], [141, ""]);
   });
+});
+
+Deno.test("mod.ts exports transpile(), which splits the design doc's mult", () => {
+  const p = new Program();
+  p.guard(() => {
+    const [x] = read("x.npy");
+    print(mul(x, assignValue([1, 3, 2, 4], { shape: [2, 2] })), {
+      message: "Y",
+    });
+  });
+  const { master, worker } = transpile(p.desc);
+  const types = (ops: readonly { type: string }[]) => ops.map((op) => op.type);
+  assertEquals(types(master.blocks[0].ops), [
+    "read",
+    "kube_get_workers_addrs",
+    "array_length",
+    "split_to_array",
+    "create_array",
+    "parallel_for",
+    "array_to_tensor",
+    "print",
+  ]);
+  assertEquals(types(master.blocks[1].ops), [
+    "read_from_array",
+    "send",
+    "recv",
+    "write_to_array",
+  ]);
+  assertEquals(types(worker.blocks[0].ops), ["assign_value", "listen_and_do"]);
+  assertEquals(types(worker.blocks[1].ops), ["mul"]);
 });

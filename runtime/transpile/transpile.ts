@@ -65,8 +65,7 @@ export interface TranspiledPrograms {
  *
  * @example Usage
  * ```ts
- * import { assignValue, mul, print, Program, read } from "../../mod.ts";
- * import { transpile } from "./transpile.ts";
+ * import { assignValue, mul, print, Program, read, transpile } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();

@@ -45,8 +45,7 @@ export interface TranspiledFiles {
  *
  * @example Usage
  * ```ts
- * import { assignValue, mul, print, Program, read } from "../../mod.ts";
- * import { transpileFiles } from "./transpile_files.ts";
+ * import { assignValue, mul, print, Program, read, transpileFiles } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const dir = await Deno.makeTempDir();
