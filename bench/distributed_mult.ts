@@ -15,15 +15,9 @@
 // `worker --listen 127.0.0.1:0`, and killed at the end; the temporary
 // directory goes too, on an error or Ctrl-C as well.
 //
-// The one process runs with default flags, so its product is split over a
-// pool of 2 threads (both cores). The master runs with `--workers 1`:
-// with its default pool a reply of 64 KiB or more never reaches it (seen
-// 2026-11-24 from a 32×1024 by 1024×1024 product up; the tests' 7×2 mult
-// replies in less). The worker closes the connection within seconds and
-// the master waits for ever, its 60 s call deadline never firing, which
-// suggests a pool thread whose event loop does not run while `recv`
-// waits. The master only cuts and joins, so one thread costs it nothing
-// but spares it the pool's start-up.
+// Both run with default flags: the one process splits its product over a
+// pool of 2 threads (both cores), and the master places the `parallel_for`
+// iterations that call the workers on a pool of 2 threads too.
 //
 //   deno run -A bench/distributed_mult.ts [rounds]
 
@@ -223,9 +217,6 @@ try {
     timeRun(
       [
         files.master,
-        // A pooled master hangs on replies of 64 KiB or more: see the top.
-        "--workers",
-        "1",
         "--worker-addrs",
         addrs,
         "--fetch",

@@ -2,16 +2,19 @@
  * A tensor array in a run's shared heap, so that `parallel_for` iterations
  * on several workers writing `Y[index]` all land in one array
  * (design.md §2). Each slot holds a tensor blob (0: a hole); every access
- * takes the heap's lock. A read copies a small tensor out and shares a
- * large one's storage (tensor_codec.ts).
+ * takes the heap's lock. A large tensor is stored by reference to shared
+ * storage (copied there first if it was private), so that reads share it;
+ * a small one is copied in and out (tensor_codec.ts).
  *
  * @module
  */
-import type { Tensor } from "../../kernels/tensor.ts";
+import { LARGE_ELEMENTS } from "../../kernels/allocate.ts";
+import { Tensor } from "../../kernels/tensor.ts";
 import { encode } from "../../scheduler/shared/shared_channel.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import { TensorArray } from "../value.ts";
-import { tensorCodec } from "./tensor_codec.ts";
+import { SharedStorage } from "./shared_storage.ts";
+import { readTensorHeld, tensorCodec } from "./tensor_codec.ts";
 
 // The record's words: length, capacity, and the slots' offset.
 const LENGTH = 0;
@@ -111,7 +114,7 @@ export class SharedTensorArray extends TensorArray {
       const slots = i32[r + SLOTS] >> 2;
       return Array.from({ length: i32[r + LENGTH] }, (_, i) => {
         const blob = i32[slots + i];
-        return blob === 0 ? undefined : tensorCodec.read(m.heap, blob);
+        return blob === 0 ? undefined : readTensorHeld(m.heap, blob);
       });
     } finally {
       m.unlock();
@@ -129,18 +132,22 @@ export class SharedTensorArray extends TensorArray {
       throw new RangeError(`write to array: index ${index} out of range`);
     }
     const m = this.member;
+    const stored = inSharedStorage(m, t);
     m.lock();
-    const r = this.off >> 2;
-    if (index >= m.heap.i32[r + LENGTH]) {
-      this.#reserve(index + 1);
-      Atomics.store(m.heap.i32, r + LENGTH, index + 1);
+    try {
+      const r = this.off >> 2;
+      if (index >= m.heap.i32[r + LENGTH]) {
+        this.#reserve(index + 1);
+        Atomics.store(m.heap.i32, r + LENGTH, index + 1);
+      }
+      const blob = encode(m.heap, tensorCodec, stored);
+      const i32 = m.heap.i32;
+      const slot = (i32[r + SLOTS] >> 2) + index;
+      this.#drop(slot);
+      i32[slot] = blob;
+    } finally {
+      m.unlock();
     }
-    const blob = encode(m.heap, tensorCodec, t);
-    const i32 = m.heap.i32;
-    const slot = (i32[r + SLOTS] >> 2) + index;
-    this.#drop(slot);
-    i32[slot] = blob;
-    m.unlock();
   }
 
   /**
@@ -164,7 +171,7 @@ export class SharedTensorArray extends TensorArray {
           `read from array: index ${index} out of range or empty (length ${length})`,
         );
       }
-      return tensorCodec.read(m.heap, blob);
+      return readTensorHeld(m.heap, blob);
     } finally {
       m.unlock();
     }
@@ -198,4 +205,18 @@ export class SharedTensorArray extends TensorArray {
     i32[r + SLOTS] = slots;
     i32[r + CAP] = newCap;
   }
+}
+
+// `t`, or, for a large tensor in private memory (a reply from the network,
+// a feed), a copy of it in the run's shared storage, taken before the
+// array's lock: the array then keeps a reference, and every reader a view,
+// instead of a copy each. Falls back to `t` when the storage is full.
+function inSharedStorage(member: PoolMember, t: Tensor): Tensor {
+  if (t.size < LARGE_ELEMENTS) return t;
+  const memory = member.heap.memory;
+  if (SharedStorage.blockOf(memory, t.data) !== undefined) return t;
+  const copy = SharedStorage.of(memory)?.allocate(t.dtype, t.size, false);
+  if (copy === undefined) return t;
+  (copy as Float32Array).set(t.data as Float32Array);
+  return new Tensor(t.dtype, t.shape, copy);
 }

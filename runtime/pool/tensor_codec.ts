@@ -11,7 +11,13 @@
  * @module
  */
 import { allocate } from "../../kernels/allocate.ts";
-import { DTYPES, itemSize } from "../../kernels/dtype.ts";
+import {
+  arrayType,
+  type DType,
+  DTYPES,
+  itemSize,
+  type TypedArray,
+} from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { SharedHeap } from "../../scheduler/shared/heap.ts";
 import type { SharedCodec } from "../../scheduler/shared/shared_channel.ts";
@@ -70,32 +76,7 @@ export const tensorCodec: Required<SharedCodec<Tensor>> = {
     );
   },
   read(heap: SharedHeap, off: number): Tensor {
-    // Another worker may have grown the memory to make this blob.
-    heap.cover(off + 8);
-    const w = off >> 2;
-    const rank = heap.i32[w + 1];
-    heap.cover(off + headerBytes(rank) + 8);
-    const i32 = heap.i32;
-    const dtype = DTYPES[i32[w] & ~BY_REFERENCE];
-    const shape = Array.from({ length: rank }, (_, d) => i32[w + 2 + d]);
-    let size = 1;
-    for (const d of shape) size *= d;
-    const start = off + headerBytes(rank);
-    if ((i32[w] & BY_REFERENCE) !== 0) {
-      const storage = SharedStorage.of(heap.memory)!;
-      return new Tensor(
-        dtype,
-        shape,
-        storage.view(i32[start >> 2], dtype, size),
-      );
-    }
-    const data = allocate(dtype, size);
-    const end = start + size * itemSize(dtype);
-    heap.cover(end);
-    new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(
-      heap.u8.subarray(start, end),
-    );
-    return new Tensor(dtype, shape, data);
+    return readTensor(heap, off, allocate);
   },
   discard(heap: SharedHeap, off: number): void {
     const w = off >> 2;
@@ -104,3 +85,72 @@ export const tensorCodec: Required<SharedCodec<Tensor>> = {
     SharedStorage.of(heap.memory)?.release(heap.i32[at >> 2]);
   },
 };
+
+/**
+ * Reads a tensor blob while the caller holds the heap's lock (a shared
+ * tensor array's slot): as `tensorCodec.read`, except that a blob of
+ * elements is copied into a private array. `allocate` could take a large
+ * one from the heap's storage, whose allocation takes that same lock, and
+ * the lock is not reentrant: the worker would wait for itself for ever.
+ *
+ * @param heap The run's heap; its lock is held.
+ * @param off The blob.
+ * @returns The tensor: a view of shared storage, or a private copy.
+ *
+ * @example Usage
+ * ```ts
+ * import { SharedHeap } from "../../scheduler/shared/heap.ts";
+ * import { Tensor } from "../../kernels/tensor.ts";
+ * import { readTensorHeld, tensorCodec } from "./tensor_codec.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * const t = Tensor.fromArray([1, 2, 3], "float32");
+ * heap.lock();
+ * const blob = heap.allocData(tensorCodec.byteLength(heap, t));
+ * tensorCodec.write(heap, blob, t);
+ * assertEquals(readTensorHeld(heap, blob).toNested(), [1, 2, 3]);
+ * heap.unlock();
+ * ```
+ */
+export function readTensorHeld(heap: SharedHeap, off: number): Tensor {
+  return readTensor(heap, off, privateArray);
+}
+
+function privateArray(dtype: DType, length: number): TypedArray {
+  return new (arrayType(dtype))(length);
+}
+
+// A blob's tensor; a blob of elements is copied into `allocate`'s array.
+function readTensor(
+  heap: SharedHeap,
+  off: number,
+  allocate: (dtype: DType, length: number) => TypedArray,
+): Tensor {
+  // Another worker may have grown the memory to make this blob.
+  heap.cover(off + 8);
+  const w = off >> 2;
+  const rank = heap.i32[w + 1];
+  heap.cover(off + headerBytes(rank) + 8);
+  const i32 = heap.i32;
+  const dtype = DTYPES[i32[w] & ~BY_REFERENCE];
+  const shape = Array.from({ length: rank }, (_, d) => i32[w + 2 + d]);
+  let size = 1;
+  for (const d of shape) size *= d;
+  const start = off + headerBytes(rank);
+  if ((i32[w] & BY_REFERENCE) !== 0) {
+    const storage = SharedStorage.of(heap.memory)!;
+    return new Tensor(
+      dtype,
+      shape,
+      storage.view(i32[start >> 2], dtype, size),
+    );
+  }
+  const data = allocate(dtype, size);
+  const end = start + size * itemSize(dtype);
+  heap.cover(end);
+  new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(
+    heap.u8.subarray(start, end),
+  );
+  return new Tensor(dtype, shape, data);
+}

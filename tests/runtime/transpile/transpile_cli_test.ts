@@ -81,12 +81,16 @@ async function stopAll(workers: readonly WorkerProcess[]): Promise<void> {
   }
 }
 
-/** Runs the original and the distributed program; returns both outputs. */
+/**
+ * Runs the original and the distributed program (the master with
+ * `masterFlags`); returns both outputs.
+ */
 async function bothRuns(
   dir: string,
   program: string,
   flags: readonly string[],
   workerCount: number,
+  masterFlags: readonly string[] = flags,
 ): Promise<{ single: string; distributed: string; stderr: string }> {
   const out = `${dir}/out`;
   const t = await runRill(["transpile", program, "--out-dir", out]);
@@ -101,7 +105,7 @@ async function bothRuns(
     const addrs = workers.map((w) => w.addr).join(",");
     const run = await within(
       RUN_TIMEOUT_MS,
-      runRill([`${out}/master.pb`, ...flags, "--worker-addrs", addrs]),
+      runRill([`${out}/master.pb`, ...masterFlags, "--worker-addrs", addrs]),
     );
     return {
       single: single.stdout,
@@ -136,6 +140,54 @@ Deno.test("transpile + 3 workers: mult prints what one process prints", async ()
     assertEquals(runs.stderr, "");
     assertStringIncludes(runs.single, "Y [[");
     assertEquals(runs.distributed, runs.single);
+  });
+});
+
+Deno.test("transpile + 2 workers: a pooled master joins replies of 16,384 elements", async () => {
+  // Each reply is 16 × 1024 floats: a large tensor, which the master's
+  // pool threads store into the shared results array. (Reading one back
+  // under the array's lock once waited for that lock for ever.)
+  await withTempDir(async (dir) => {
+    const x = Tensor.fromArray(
+      Array.from({ length: 32 }, (_, i) => [i - 16, 1, i % 5, -2]),
+      "float32",
+    );
+    await Deno.writeFile(`${dir}/x.npy`, encodeNpy(x));
+    const w = Array.from({ length: 4 * 1024 }, (_, i) => (i % 13) - 6);
+    const p = new Program();
+    const y = p.guard(() => {
+      const [xs] = read(`${dir}/x.npy`);
+      const ys = mul(xs, assignValue(w, { shape: [4, 1024] }));
+      // A Paddle-style fetch op marks Y as the program's output.
+      const block = p.currentBlock;
+      block.appendOp({
+        type: "fetch",
+        inputs: { X: ys },
+        outputs: { Out: block.createVar({ name: "fetch", kind: "array" }) },
+        attrs: { col: 0 },
+      });
+      return ys;
+    });
+    await p.save(`${dir}/wide.pb`);
+    const fetch = (file: string) => [
+      "--workers",
+      "2",
+      "--fetch",
+      `${y.name}=${dir}/${file}`,
+    ];
+    const runs = await bothRuns(
+      dir,
+      `${dir}/wide.pb`,
+      fetch("one.npy"),
+      2,
+      fetch("two.npy"),
+    );
+    assertEquals(runs.stderr, "");
+    const [one, two] = await Promise.all(
+      ["one.npy", "two.npy"].map((f) => Deno.readFile(`${dir}/${f}`)),
+    );
+    assert(one.length > 32 * 1024 * 4);
+    assertEquals(two, one);
   });
 });
 

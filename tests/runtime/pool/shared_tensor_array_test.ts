@@ -1,0 +1,80 @@
+// Shared tensor arrays: large tensors are kept by reference to shared
+// storage, copied there first when they come from private memory, and a
+// slot that holds a copy reads back without taking the heap's lock twice.
+
+import { assert, assertEquals } from "@std/assert";
+import { LARGE_ELEMENTS } from "../../../kernels/allocate.ts";
+import { Tensor } from "../../../kernels/tensor.ts";
+import { Scheduler } from "../../../scheduler/scheduler.ts";
+import { SharedHeap } from "../../../scheduler/shared/heap.ts";
+import { PoolMember } from "../../../scheduler/shared/pool_member.ts";
+import { createWakeRings } from "../../../scheduler/shared/wake_ring.ts";
+import { SharedStorage } from "../../../runtime/pool/shared_storage.ts";
+import { SharedTensorArray } from "../../../runtime/pool/shared_tensor_array.ts";
+
+function withMember(fn: (member: PoolMember) => void): void {
+  const heap = SharedHeap.create();
+  createWakeRings(heap, 1);
+  const member = new PoolMember(
+    heap,
+    0,
+    new Scheduler({ threadContext: false }),
+  );
+  try {
+    fn(member);
+  } finally {
+    member.close();
+  }
+}
+
+/** A large float32 tensor in private memory: 0, 1, 2, … */
+function privateLarge(): Tensor {
+  const data = new Float32Array(LARGE_ELEMENTS);
+  for (let i = 0; i < data.length; i++) data[i] = i;
+  return new Tensor("float32", [LARGE_ELEMENTS / 16, 16], data);
+}
+
+Deno.test("SharedTensorArray stores a large private tensor by reference to shared storage", () => {
+  withMember((member) => {
+    const storage = SharedStorage.install(member);
+    try {
+      const array = SharedTensorArray.create(member);
+      const t = privateLarge();
+      array.write(0, t);
+      const [a, b] = [array.read(0), array.snapshot()[0]!];
+      const memory = member.heap.memory;
+      const block = SharedStorage.blockOf(memory, a.data);
+      assert(block !== undefined, "the slot's tensor is not in the heap");
+      assertEquals(SharedStorage.blockOf(memory, b.data), block);
+      assertEquals(a.shape, t.shape);
+      assertEquals(a.item(LARGE_ELEMENTS - 1), LARGE_ELEMENTS - 1);
+    } finally {
+      storage.uninstall();
+    }
+  });
+});
+
+Deno.test("SharedTensorArray reads a slot holding a copy of a large tensor, with shared storage installed", () => {
+  withMember((member) => {
+    // Written before there is shared storage: the slot holds the elements.
+    const array = SharedTensorArray.create(member);
+    array.write(0, privateLarge());
+    const storage = SharedStorage.install(member);
+    try {
+      // Reading copies them out while the array holds the heap's lock; a
+      // copy from the heap's storage would take that lock again.
+      const t = array.read(0);
+      const [s] = array.snapshot();
+      assertEquals(
+        SharedStorage.blockOf(member.heap.memory, t.data),
+        undefined,
+      );
+      assertEquals([t.item(7), s!.item(LARGE_ELEMENTS - 1)], [
+        7,
+        LARGE_ELEMENTS - 1,
+      ]);
+    } finally {
+      storage.uninstall();
+    }
+  });
+});
