@@ -31,6 +31,11 @@ import {
   transpileFiles,
 } from "../mod.ts";
 import { randomFloat32 } from "./_timings.ts";
+import {
+  type RillWorker,
+  startRillWorker,
+  stopRillWorkers,
+} from "../tests/_helpers/rill_worker.ts";
 
 const rounds = Number(Deno.args[0] ?? 5);
 const [ROWS, INNER, COLS] = [4096, 1024, 1024];
@@ -42,12 +47,6 @@ const RUN_TIMEOUT_MS = 120_000;
 
 const mod = new URL("../mod.ts", import.meta.url).pathname;
 const decoder = new TextDecoder();
-
-/** A worker process and the address it printed. */
-interface WorkerProcess {
-  readonly child: Deno.ChildProcess;
-  readonly addr: string;
-}
 
 /**
  * Writes x.npy, w.npy and mult.pb into `dir`.
@@ -83,66 +82,6 @@ async function writeProgram(dir: string): Promise<[string, string]> {
   });
   await program.save(`${dir}/mult.pb`);
   return [`${dir}/mult.pb`, y.name];
-}
-
-/** Starts `worker <workerPb> --listen 127.0.0.1:0`; reads its one line. */
-async function startWorker(workerPb: string): Promise<WorkerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      mod,
-      "worker",
-      workerPb,
-      "--listen",
-      "127.0.0.1:0",
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`worker: no address in ${LISTEN_TIMEOUT_MS} ms`)),
-      LISTEN_TIMEOUT_MS,
-    );
-  });
-  try {
-    let text = "";
-    while (!text.includes("\n")) {
-      const { value, done } = await Promise.race([reader.read(), timeout]);
-      if (done) break;
-      text += value;
-    }
-    const line = /^listening on (\S+)\n/.exec(text);
-    if (line === null) {
-      throw new Error(`worker printed ${JSON.stringify(text)}`);
-    }
-    return { child, addr: line[1] };
-  } catch (error) {
-    child.kill();
-    await child.status;
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    reader.releaseLock();
-    // Nothing more is read; let the pipe go.
-    child.stdout.cancel().catch(() => {});
-  }
-}
-
-async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
-  for (const w of workers.splice(0)) {
-    try {
-      w.child.kill();
-    } catch {
-      // already gone
-    }
-    await w.child.status;
-  }
 }
 
 /**
@@ -188,10 +127,10 @@ function summary(times: number[]): [number, number] {
 }
 
 const dir = await Deno.makeTempDir({ prefix: "rill_distributed_mult_" });
-const workers: WorkerProcess[] = [];
+const workers: RillWorker[] = [];
 let cleaned: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
-  cleaned ??= stopWorkers(workers).finally(() =>
+  cleaned ??= stopRillWorkers(workers).finally(() =>
     Deno.remove(dir, { recursive: true }).catch(() => {})
   );
   return cleaned;
@@ -206,7 +145,9 @@ try {
   const [path, y] = await writeProgram(dir);
   const files = await transpileFiles(path, `${dir}/split`);
   for (let i = 0; i < WORKERS; i++) {
-    workers.push(await startWorker(files.worker));
+    workers.push(
+      await startRillWorker(files.worker, LISTEN_TIMEOUT_MS, "inherit"),
+    );
   }
   const addrs = workers.map((w) => w.addr).join(",");
   const singleOut = `${dir}/single.npy`;

@@ -1,4 +1,4 @@
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import { join } from "@std/path";
 import {
   assignValue,
@@ -48,24 +48,9 @@ Deno.test("mod.ts exports transpile(), which splits the design doc's mult", () =
       message: "Y",
     });
   });
+  // The split itself is transpile_test.ts's: here, that mod.ts has it.
   const { master, worker } = transpile(p.desc);
   const types = (ops: readonly { type: string }[]) => ops.map((op) => op.type);
-  assertEquals(types(master.blocks[0].ops), [
-    "read",
-    "kube_get_workers_addrs",
-    "array_length",
-    "split_to_array",
-    "create_array",
-    "parallel_for",
-    "array_to_tensor",
-    "print",
-  ]);
-  assertEquals(types(master.blocks[1].ops), [
-    "read_from_array",
-    "send",
-    "recv",
-    "write_to_array",
-  ]);
-  assertEquals(types(worker.blocks[0].ops), ["assign_value", "listen_and_do"]);
+  assert(types(master.blocks[0].ops).includes("parallel_for"));
   assertEquals(types(worker.blocks[1].ops), ["mul"]);
 });

@@ -237,8 +237,12 @@ export function ulpDistance(a: number, b: number): number {
 // one below +0.
 function ordered(v: number): number {
   f32[0] = v;
-  const bits = u32[0];
-  return bits >= 0x80000000 ? -(bits - 0x80000000) - 1 : bits;
+  return signMagnitudeOrder(u32[0], 0x80000000);
+}
+
+// Sign-magnitude bits (sign bit `sign`) as a two's-complement-like order.
+function signMagnitudeOrder(bits: number, sign: number): number {
+  return bits >= sign ? -(bits - sign) - 1 : bits;
 }
 
 const f16 = new Float16Array(1);
@@ -269,8 +273,7 @@ export function ulpDistance16(a: number, b: number): number {
 
 function ordered16(v: number): number {
   f16[0] = v;
-  const bits = u16[0];
-  return bits >= 0x8000 ? -(bits - 0x8000) - 1 : bits;
+  return signMagnitudeOrder(u16[0], 0x8000);
 }
 
 /**

@@ -10,6 +10,11 @@ import { assignValue, mul, print, Program, read } from "../../../mod.ts";
 import { encodeNpy } from "../../../kernels/npy.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import { ROOT, runRill } from "../../_helpers/rill_process.ts";
+import {
+  type RillWorker,
+  startRillWorker,
+  stopRillWorkers,
+} from "../../_helpers/rill_worker.ts";
 import { within } from "../../_helpers/within.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
@@ -19,67 +24,6 @@ const MLP = `${ROOT}tests/data/paddle_models/recognize_digits_mlp`;
 const LISTEN_TIMEOUT_MS = 30_000;
 /** How long a master run may take. */
 const RUN_TIMEOUT_MS = 60_000;
-
-/** A worker process and the address it printed. */
-interface WorkerProcess {
-  readonly child: Deno.ChildProcess;
-  readonly addr: string;
-}
-
-/** Starts `worker <workerPb> --listen 127.0.0.1:0`; reads its one line. */
-async function startWorker(workerPb: string): Promise<WorkerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      `${ROOT}mod.ts`,
-      "worker",
-      workerPb,
-      "--listen",
-      "127.0.0.1:0",
-    ],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  try {
-    let text = "";
-    // Bounded: a line arrives, the stream ends, or the timeout fires.
-    while (!text.includes("\n")) {
-      const { value, done } = await within(LISTEN_TIMEOUT_MS, reader.read());
-      if (done) break;
-      text += value;
-    }
-    const line = /^listening on (\S+)\n/.exec(text);
-    if (line === null) {
-      throw new Error(`worker printed ${JSON.stringify(text)}`);
-    }
-    return { child, addr: line[1] };
-  } catch (error) {
-    child.kill();
-    await child.status;
-    throw error;
-  } finally {
-    reader.releaseLock();
-    // Nothing more is read; let the pipe go.
-    child.stdout.cancel().catch(() => {});
-  }
-}
-
-async function stopAll(workers: readonly WorkerProcess[]): Promise<void> {
-  for (const w of workers) {
-    try {
-      w.child.kill();
-    } catch {
-      // already gone
-    }
-    await w.child.status;
-  }
-}
 
 /**
  * Runs the original and the distributed program (the master with
@@ -97,10 +41,12 @@ async function bothRuns(
   assertEquals([t.code, t.stderr], [0, ""]);
   const single = await runRill([program, ...flags]);
   assertEquals(single.code, 0, single.stderr);
-  const workers: WorkerProcess[] = [];
+  const workers: RillWorker[] = [];
   try {
     for (let i = 0; i < workerCount; i++) {
-      workers.push(await startWorker(`${out}/worker.pb`));
+      workers.push(
+        await startRillWorker(`${out}/worker.pb`, LISTEN_TIMEOUT_MS),
+      );
     }
     const addrs = workers.map((w) => w.addr).join(",");
     const run = await within(
@@ -113,7 +59,7 @@ async function bothRuns(
       stderr: run.stderr,
     };
   } finally {
-    await stopAll(workers);
+    await stopRillWorkers(workers);
   }
 }
 
@@ -218,10 +164,12 @@ Deno.test("a dead worker fails the master with one panic naming it, in bounded t
       out,
     ]);
     assertEquals(t.code, 0, t.stderr);
-    const workers: WorkerProcess[] = [];
+    const workers: RillWorker[] = [];
     try {
       for (let i = 0; i < 3; i++) {
-        workers.push(await startWorker(`${out}/worker.pb`));
+        workers.push(
+          await startRillWorker(`${out}/worker.pb`, LISTEN_TIMEOUT_MS),
+        );
       }
       const dead = workers[1];
       dead.child.kill("SIGKILL");
@@ -241,7 +189,7 @@ Deno.test("a dead worker fails the master with one panic naming it, in bounded t
       assertStringIncludes(run.stderr, "unavailable");
       assert(Date.now() - started < 20_000, "the master took too long to fail");
     } finally {
-      await stopAll(workers);
+      await stopRillWorkers(workers);
     }
   });
 });
