@@ -93,22 +93,20 @@ export function currentThread(): GreenThread | undefined {
 }
 
 /**
- * Calls `fn(thread, arg)` as the body of `thread`, inside its own async
- * context when `context` is true, else with none (see `exitContext`).
+ * Calls `fn(thread)` as the body of `thread`, inside its own async context
+ * when `context` is true, else with none (see `exitContext`).
  *
  * @param thread The thread.
  * @param fn Its body.
  * @param context Whether the thread has an async context of its own.
- * @param arg The body's second argument.
  * @returns What `fn` returns.
  */
 export function enterThread<R>(
   thread: GreenThread,
-  fn: (thread: GreenThread, arg: unknown) => R,
+  fn: (thread: GreenThread) => R,
   context: boolean,
-  arg?: unknown,
 ): R {
-  return context ? storage.run(thread, fn, thread, arg) : fn(thread, arg);
+  return context ? storage.run(thread, fn, thread) : fn(thread);
 }
 
 /**

@@ -128,7 +128,6 @@ export class Scheduler {
   #settle: PromiseWithResolvers<void> | undefined = undefined;
   #runq: GreenThread[] = [];
   #runqFns: ThreadFunction[] = [];
-  #runqArgs: unknown[] = [];
   #context: boolean;
   #drainQueued = false;
   #budget = CALLS_PER_CLOCK_READ;
@@ -301,17 +300,10 @@ export class Scheduler {
    * {@linkcode GreenThread.prototype.random}), so what it draws does not
    * depend on how the run's threads interleave.
    *
-   * A function shared by many threads can take what differs between them
-   * as `arg` rather than each thread capturing it in a closure of its own
-   * (the runtime's goroutines do: a closure and its context cost about 110
-   * bytes per suspended thread).
-   *
-   * @typeParam A The type of `arg`.
    * @param parent The spawning thread, of this scheduler, or a stream key
    * it reserved (`reserveChildKey()`) for a child spawned here.
-   * @param fn The thread's function; it gets the new thread and `arg`.
+   * @param fn The thread's function; it gets the new thread.
    * @param options A name and a creation site for dumps.
-   * @param arg The second argument of `fn`.
    * @returns The new thread.
    *
    * @example Usage
@@ -320,25 +312,18 @@ export class Scheduler {
    * import { assertEquals } from "@std/assert";
    *
    * const s = new Scheduler({ seed: 1, threadContext: false });
-   * const got: string[] = [];
-   * const greet = (_thread: unknown, name: string) => void got.push(name);
-   * await s.run(async (main) => {
+   * await s.run((main) => {
    *   assertEquals(s.goFrom(main, () => {}).id, 2);
-   *   s.goFrom(main, greet, undefined, "a");
-   *   s.goFrom(main, greet, undefined, "b");
-   *   await new Promise((resolve) => setTimeout(resolve, 0)); // they run
    * });
-   * assertEquals(got, ["a", "b"]);
    * ```
    */
-  goFrom<A = undefined>(
+  goFrom(
     parent: GreenThread | number,
-    fn: (thread: GreenThread, arg: A) => unknown,
+    fn: ThreadFunction,
     options?: GoOptions,
-    arg?: A,
   ): GreenThread {
     const t = GreenThread.create(this.#run, this.#newId(), options, parent);
-    this.#spawn(t, fn as ThreadFunction, arg);
+    this.#spawn(t, fn);
     return t;
   }
 
@@ -439,12 +424,11 @@ export class Scheduler {
     return promise;
   }
 
-  #spawn(t: GreenThread, fn: ThreadFunction, arg?: unknown): void {
+  #spawn(t: GreenThread, fn: ThreadFunction): void {
     if (this.#run.ended) return;
     t.link();
     this.#runq.push(t);
     this.#runqFns.push(fn);
-    this.#runqArgs.push(arg);
     if (!this.#drainQueued) {
       this.#drainQueued = true;
       // Threads without a context of their own must not inherit the
@@ -460,30 +444,27 @@ export class Scheduler {
   #drain(): void {
     const runq = this.#runq;
     const fns = this.#runqFns;
-    const args = this.#runqArgs;
     // Threads started here may spawn more: the loop reaches them too.
     for (let i = 0; i < runq.length; i++) {
       if (this.#run.ended) break;
-      this.#start(runq[i], fns[i], args[i]);
+      this.#start(runq[i], fns[i]);
     }
     // A burst of spawns leaves long arrays: let them go rather than keep
     // their backing stores.
     if (runq.length > 1024) {
       this.#runq = [];
       this.#runqFns = [];
-      this.#runqArgs = [];
     } else {
       runq.length = 0;
       fns.length = 0;
-      args.length = 0;
     }
     this.#drainQueued = false;
   }
 
-  #start(t: GreenThread, fn: ThreadFunction, arg: unknown): void {
+  #start(t: GreenThread, fn: ThreadFunction): void {
     let result: unknown;
     try {
-      result = enterThread(t, fn, this.#context, arg);
+      result = enterThread(t, fn, this.#context);
     } catch (error) {
       return this.#exit(t, Panic.from(error, t));
     }

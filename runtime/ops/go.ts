@@ -10,12 +10,11 @@
  * @module
  */
 import { Tensor } from "../../kernels/tensor.ts";
-import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { WaitGroup } from "../../scheduler/wait_group.ts";
 import { runThreadBlock } from "../block_runner.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { Scope } from "../scope.ts";
-import { type RunServices, threadContext } from "../thread_context.ts";
+import { threadContext } from "../thread_context.ts";
 import type { VarRef } from "../var_ref.ts";
 
 const go = defineOp({
@@ -32,12 +31,8 @@ const go = defineOp({
     const blockIdx = ctx.attrs.sub_block;
     const body = ctx.block(blockIdx, args.map((a) => a.name));
     const argSlots = args.map((a) => body.layout.slotOf(a.name)!);
-    // One options object per op, shared by every thread it spawns, and one
-    // thread function per op and run: a spawn passes its scope as the
-    // function's argument rather than capturing it in a closure of its own.
+    // One options object per op, shared by every thread it spawns.
     const goOptions = { createdAt: ctx.location };
-    let runFor: RunServices | undefined;
-    let threadFn: (thread: GreenThread, child: Scope) => unknown;
     return (scope, thread) => {
       const pool = thread.run.pool;
       if (pool !== undefined && pool.movable(blockIdx)) {
@@ -56,12 +51,11 @@ const go = defineOp({
         child.values[argSlots[i]] = v;
       }
       const run = thread.run;
-      if (runFor !== run) {
-        runFor = run;
-        threadFn = (thread, child) =>
-          runThreadBlock(body, child, threadContext(run, thread));
-      }
-      run.scheduler.goFrom(thread.thread, threadFn, goOptions, child);
+      run.scheduler.goFrom(
+        thread.thread,
+        (thread) => runThreadBlock(body, child, threadContext(run, thread)),
+        goOptions,
+      );
     };
   },
 });
@@ -121,9 +115,6 @@ const parallelFor = defineOp({
       const iterations = new WaitGroup();
       iterations.add(n - remote);
       const finished = () => iterations.done();
-      // One thread function for the iterations: each gets its scope.
-      const iterate = (thread: GreenThread, child: Scope) =>
-        runThreadBlock(body, child, threadContext(run, thread), finished);
       for (let i = 0; i < n; i++) {
         if (i % workers !== 0) {
           const target = (self + i) % workers;
@@ -135,7 +126,12 @@ const parallelFor = defineOp({
         }
         const child = new Scope(body.layout, scope);
         child.values[indexSlot] = Tensor.scalar(BigInt(i), "int64");
-        run.scheduler.goFrom(thread.thread, iterate, goOptions, child);
+        run.scheduler.goFrom(
+          thread.thread,
+          (thread) =>
+            runThreadBlock(body, child, threadContext(run, thread), finished),
+          goOptions,
+        );
       }
       const here = iterations.wait(thread.parkAs);
       if (group === 0) return here;
