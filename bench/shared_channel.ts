@@ -1,11 +1,14 @@
 // Cross-worker channel costs: the main thread and one Web Worker share a
 // heap; the worker sends, the main thread receives.
 //
-//   deno run -A bench/shared_channel.ts
+//   deno run -A bench/shared_channel.ts [trials] [messages]
 //
 // Buffered (cap 1024) streaming: ns per message. Unbuffered ping-pong:
-// µs per round trip (compare `go run ../shared/anchors/go/chanbench.go`
-// with GOMAXPROCS=2).
+// µs per round trip (compare `go run .` in ../shared/anchors/workers/go,
+// GOMAXPROCS=2). Each trial makes a fresh heap, shared with one Worker
+// that serves every trial, after one untimed trial of each kind that warms
+// the code up. Trials are short and many, and the figures are their best
+// and median: on a shared machine a long trial rarely runs undisturbed.
 
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { SharedHeap } from "../scheduler/shared/heap.ts";
@@ -13,6 +16,11 @@ import { PoolMember } from "../scheduler/shared/pool_member.ts";
 import { SharedChannel } from "../scheduler/shared/shared_channel.ts";
 import { createWakeRings } from "../scheduler/shared/wake_ring.ts";
 import { numberCodec } from "../tests/scheduler/shared/_number_codec.ts";
+
+const worker = new Worker(
+  new URL("./_shared_channel_worker.ts", import.meta.url),
+  { type: "module" },
+);
 
 async function measure(mode: "buffered" | "pingpong", count: number) {
   const heap = SharedHeap.create();
@@ -27,10 +35,6 @@ async function measure(mode: "buffered" | "pingpong", count: number) {
   );
   const back = SharedChannel.create(member, 0, numberCodec, 0);
   member.start({ onQuiet: () => {}, onMessage: () => {} });
-  const worker = new Worker(
-    new URL("./_shared_channel_worker.ts", import.meta.url),
-    { type: "module" },
-  );
   const finished = new Promise((resolve) => worker.onmessage = resolve);
   let elapsed = 0;
   await scheduler.run(async (thread) => {
@@ -61,16 +65,32 @@ async function measure(mode: "buffered" | "pingpong", count: number) {
     elapsed = performance.now() - t0;
   });
   await finished;
-  worker.terminate();
   member.close();
   return (elapsed * 1e6) / (count - 1);
 }
 
-for (let round = 0; round < 3; round++) {
-  const buffered = await measure("buffered", 1_000_000);
-  const pingpong = await measure("pingpong", 100_000);
-  console.log(
-    `buffered cap 1024: ${buffered.toFixed(0)} ns/msg; ` +
-      `unbuffered ping-pong: ${(pingpong / 1000).toFixed(2)} µs/round trip`,
-  );
+function summary(samples: number[], scale: number, digits: number): string {
+  const sorted = samples.toSorted((a, b) => a - b);
+  const median = sorted[sorted.length >> 1];
+  return `best ${(sorted[0] * scale).toFixed(digits)}, median ${
+    (median * scale).toFixed(digits)
+  }`;
 }
+
+const trials = Number(Deno.args[0] ?? 15);
+const messages = Number(Deno.args[1] ?? 200_000);
+const buffered: number[] = [];
+const pingpong: number[] = [];
+for (let trial = -1; trial < trials; trial++) {
+  const b = await measure("buffered", messages);
+  const p = await measure("pingpong", messages / 10);
+  if (trial < 0) continue; // warm-up
+  buffered.push(b);
+  pingpong.push(p);
+}
+worker.terminate();
+console.log(
+  `buffered cap 1024: ${summary(buffered, 1, 0)} ns/msg; ` +
+    `unbuffered ping-pong: ${summary(pingpong, 1e-3, 2)} µs/round trip ` +
+    `(${trials} trials)`,
+);

@@ -7,26 +7,34 @@
 // a waker completes a case and unlinks the select's other waiters in one
 // step, as the single-worker channels do; per-channel locks would need
 // Go's lock ordering and lazy removal of stale waiters. Critical sections
-// are a few dozen loads and stores, and a run has at most a few workers
-// per core, so the lock is rarely contended.
+// are a few dozen loads and stores. The one exception is a buffered
+// channel's ring, which senders and receivers use without this lock while
+// nobody waits on the channel (see _ring.ts).
 //
 // Layout: the first page holds the lock and the run's global words (below);
 // the control arena [CONTROL_START, CONTROL_END) holds channels, waiters,
-// selects, rings and arrays, and never moves beyond the memory's initial
-// size, so every worker's views always cover it; blobs (values in transit)
-// come from the data arena above it, which grows the memory on demand.
+// selects, wake rings and arrays, and never moves beyond the memory's
+// initial size, so every worker's views always cover it; blobs (values in
+// transit) and the rings of buffered channels come from the data arena
+// above it, which grows the memory on demand.
 //
 // Invariants:
 //   The lock word is 0 (free), 1 (held) or 2 (held, maybe with waiters).
 //   Every allocation and free, and every read or write of a shared object's
-//   words, happens with the lock held, except where a comment says why not.
+//   words, happens with the lock held, except where a comment says why not
+//   (the rings of buffered channels, the wake rings' doorbells, the global
+//   counters, which are Atomics).
 //   A free block is on exactly one free list (its size class's); a live
 //   block is on none. Blocks never move and never merge.
 
 /** Word indices (Int32) of the run's global words, in the first page. */
 export const Global = {
-  /** The lock: 0 free, 1 held, 2 held with possible waiters. */
-  Lock: 0,
+  /**
+   * The lock: 0 free, 1 held, 2 held with possible waiters. Alone on its
+   * cache line (bytes 1024..1087), away from the counters that every
+   * worker updates without it.
+   */
+  Lock: 256,
   /** Live threads that are not blocked, plus pending work, on all workers. */
   Active: 1,
   /** How many times Active went from 0 to 1. */
@@ -56,7 +64,8 @@ const PAGE = 65536;
 const CLASS_COUNT = 96;
 /** Where the control arena starts and ends (bytes). */
 const CONTROL_START = PAGE * 2;
-const CONTROL_END = 64 * 1024 * 1024;
+// 128 MiB: room for a million parked threads' waiters (80 bytes each).
+const CONTROL_END = 128 * 1024 * 1024;
 /** The memory's initial size: the control arena plus room for data. */
 const INITIAL_PAGES = 4096; // 256 MiB of address space, touched lazily
 const MAXIMUM_PAGES = 65536; // 4 GiB
@@ -119,6 +128,8 @@ export class SharedHeap {
   i32: Int32Array;
   /** The memory as bytes; refreshed with `i32`. */
   u8: Uint8Array;
+  /** The memory as 64-bit floats; refreshed with `i32`. */
+  f64: Float64Array;
 
   /**
    * Maps an existing shared memory (made by `SharedHeap.create`).
@@ -129,6 +140,7 @@ export class SharedHeap {
     this.memory = memory;
     this.i32 = new Int32Array(memory.buffer);
     this.u8 = new Uint8Array(memory.buffer);
+    this.f64 = new Float64Array(memory.buffer);
   }
 
   /**
@@ -289,5 +301,6 @@ export class SharedHeap {
     const buffer = this.memory.buffer;
     this.i32 = new Int32Array(buffer);
     this.u8 = new Uint8Array(buffer);
+    this.f64 = new Float64Array(buffer);
   }
 }

@@ -10,6 +10,10 @@
 // doorbell the waker rings after releasing the lock. The owner resumes it
 // when it drains its ring.
 //
+// A thread whose worker has nothing else to run may poll for a while
+// instead of parking (`spinner`): then nobody counts it blocked, and its
+// waker wakes nobody (see _records.ts).
+//
 // Deadlock: activity is live threads not blocked, plus pending work, over
 // all workers, in the heap's Active word. When an update makes it zero,
 // `onQuiet` runs (on a macrotask); the runtime then confirms with every
@@ -21,61 +25,17 @@
 //   `#remote` and `#local` are empty whenever the lock is free.
 
 import type { RunState, SharedActivity } from "../_run_state.ts";
-import type { GreenThread, Parked, WaitReason } from "../green_thread.ts";
+import type { WaitReason } from "../green_thread.ts";
 import type { Scheduler } from "../scheduler.ts";
+import { Spinner } from "./_spinner.ts";
+import { VALUE_BYTES } from "./_values.ts";
 import { Global, type SharedHeap } from "./heap.ts";
+import type { SharedParked } from "./shared_wait.ts";
 import { WakeRing } from "./wake_ring.ts";
 
-/** A parked operation on shared objects, resumed by token. */
-export interface SharedParked extends Parked {
-  /** The parked thread, if known. */
-  thread: GreenThread | undefined;
-  /**
-   * Reads the operation's outcome from the heap and settles its promise.
-   * Called once, on the owning worker, after the waker released the lock.
-   */
-  settle(member: PoolMember): void;
-}
+export { type SharedParked, SharedWait } from "./shared_wait.ts";
 
 function noop(): void {}
-
-/**
- * A parked operation on shared objects with the promise its thread awaits:
- * a subclass's `settle` reads the outcome and calls `resolve` or `reject`.
- *
- * @typeParam T What the operation resolves with.
- */
-export abstract class SharedWait<T> implements SharedParked {
-  /** The parked thread, if known. */
-  thread: GreenThread | undefined;
-  /** What the parked code awaits. */
-  readonly promise: Promise<T>;
-  /** Settles `promise` with a value. */
-  protected resolve: (value: T) => void = noop;
-  /** Settles `promise` with an error (a panic). */
-  protected reject: (error: unknown) => void = noop;
-
-  /**
-   * @param thread The parking thread.
-   */
-  constructor(thread: GreenThread | undefined) {
-    this.thread = thread;
-    this.promise = new Promise<T>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
-
-  /** Nothing to unlink here: records in the heap outlive the run. */
-  unlink(): void {}
-
-  /**
-   * Reads the outcome from the heap and settles `promise`.
-   *
-   * @param member The owning worker.
-   */
-  abstract settle(member: PoolMember): void;
-}
 
 /** Options of {@linkcode PoolMember}. */
 export interface PoolMemberOptions {
@@ -103,6 +63,10 @@ export interface PoolMemberHandlers {
 // How often to poll the doorbell before sleeping when this worker is idle:
 // about 20 µs, after which a hand-off costs a sleep and a wake (~55 µs).
 const IDLE_SPINS = 4000;
+// How many deferred frees wait at most for this worker's next lock: a
+// worker whose channel operations all take the lock-free path would
+// otherwise never free the blobs it received.
+const MAX_DEFERRED = 256;
 
 /**
  * One worker's view of a run that spans workers.
@@ -132,6 +96,16 @@ export class PoolMember implements SharedActivity {
   readonly self: number;
   /** This worker's scheduler. */
   readonly scheduler: Scheduler;
+  /**
+   * The first word of this worker's scratch value area (_values.ts), where
+   * a channel operation encodes a value before it moves, or copies one in
+   * before it decodes it.
+   */
+  readonly scratch: number;
+  /** How long this worker's threads poll before they park. */
+  readonly spinner: Spinner = new Spinner();
+  /** Waiter records this worker owns and may reuse (see _records.ts). */
+  readonly spares: number[] = [];
   readonly #run: RunState;
   readonly #ring: WakeRing;
   #onQuiet: () => void = noop;
@@ -145,6 +119,10 @@ export class PoolMember implements SharedActivity {
   // Blobs and records to free the next time the lock is taken.
   #dataToFree: number[] = [];
   #controlToFree: number[] = [];
+  #holding = false;
+  // Wake-ups this worker counted active for a thread it resumes now (see
+  // #resume): the resumed thread's own count is not added again.
+  #credit = 0;
   #watching = false;
   #idleQueued = false;
   #closed = false;
@@ -173,6 +151,12 @@ export class PoolMember implements SharedActivity {
     this.#run = scheduler.runState;
     this.#ring = new WakeRing(heap, self);
     this.#service = options.serviceThreads ?? 0;
+    // A cache line of its own: another worker's scratch area in the same
+    // line would make every value move that line between the cores.
+    heap.lock();
+    const block = heap.allocControl(VALUE_BYTES + 96);
+    heap.unlock();
+    this.scratch = ((block + 63) & ~63) >> 2;
     this.#run.share(this);
     this.#run.onSlice = () => this.#poll();
   }
@@ -204,6 +188,10 @@ export class PoolMember implements SharedActivity {
    * @param delta The change.
    */
   changed(delta: number): void {
+    if (delta === 1 && this.#credit > 0) {
+      this.#credit--;
+      return;
+    }
     this.#count(delta);
     // A park, an exit or the end of pending work may leave nothing to run
     // here: then poll for wake-ups, and sleep marked (see #drain).
@@ -233,6 +221,7 @@ export class PoolMember implements SharedActivity {
   /** Takes the heap's lock. */
   lock(): void {
     this.heap.lock();
+    this.#holding = true;
     const data = this.#dataToFree;
     if (data.length > 0) {
       for (const off of data) this.heap.freeData(off);
@@ -247,6 +236,7 @@ export class PoolMember implements SharedActivity {
 
   /** Releases the lock, then rings remote doorbells and resumes local tokens. */
   unlock(): void {
+    this.#holding = false;
     this.heap.unlock();
     const remote = this.#remote;
     if (remote.length > 0) {
@@ -269,6 +259,7 @@ export class PoolMember implements SharedActivity {
    */
   freeDataLater(off: number): void {
     this.#dataToFree.push(off);
+    this.#bound(this.#dataToFree);
   }
 
   /**
@@ -278,6 +269,15 @@ export class PoolMember implements SharedActivity {
    */
   freeControlLater(off: number): void {
     this.#controlToFree.push(off);
+    this.#bound(this.#controlToFree);
+  }
+
+  // Frees what waits once too much does, unless this worker holds the lock
+  // (then its release comes soon, and the next lock frees them).
+  #bound(list: number[]): void {
+    if (list.length < MAX_DEFERRED || this.#holding) return;
+    this.lock();
+    this.unlock();
   }
 
   /**
@@ -326,19 +326,22 @@ export class PoolMember implements SharedActivity {
     return token;
   }
 
-  // Resumes one local token: the thread is runnable again (it was counted
-  // active by the waker already, so take that count back before
-  // unblockThread counts it), then the operation settles.
+  // Resumes one local token: the thread is runnable again, then the
+  // operation settles. The waker counted the thread active already, so
+  // unblock's count is absorbed (#credit); if unblock counts nothing, the
+  // waker's count is taken back.
   #resume(token: number): void {
     const parked = this.#parked[token]!;
     this.#parked[token] = undefined;
     this.#freeTokens.push(token);
-    this.#count(-1);
     const thread = parked.thread;
-    if (thread !== undefined) {
-      if (thread.runState.ended) return;
-      if (thread.parked === parked) thread.unblock(parked);
+    if (thread !== undefined && thread.runState.ended) return this.#count(-1);
+    this.#credit = 1;
+    if (thread !== undefined && thread.parked === parked) {
+      thread.unblock(parked);
     }
+    if (this.#credit === 1) this.#count(-1); // unblock counted nothing
+    this.#credit = 0;
     parked.settle(this);
   }
 

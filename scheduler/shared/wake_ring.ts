@@ -24,7 +24,9 @@ const HEAD = 2;
 const TAIL = 3;
 const CAP = 4;
 const SLOTS = 5;
-const ENTRY_WORDS = 8;
+// One 64-byte cache line per worker: a waker writes one worker's doorbell
+// and tail without disturbing the others' lines.
+const ENTRY_WORDS = 16;
 const INITIAL_CAP = 256;
 
 function noop(): void {}
@@ -52,7 +54,8 @@ function noop(): void {}
  * ```
  */
 export function createWakeRings(heap: SharedHeap, workers: number): void {
-  const table = heap.allocControl(workers * ENTRY_WORDS * 4);
+  const block = heap.allocControl(workers * ENTRY_WORDS * 4 + 56);
+  const table = (block + 63) & ~63; // never freed: the run's to its end
   heap.i32[Global.Workers] = table;
   for (let w = 0; w < workers; w++) {
     const e = (table >> 2) + w * ENTRY_WORDS;

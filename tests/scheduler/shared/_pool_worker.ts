@@ -8,9 +8,11 @@ import type { GreenThread } from "../../../scheduler/green_thread.ts";
 import { Scheduler } from "../../../scheduler/scheduler.ts";
 import { SharedHeap } from "../../../scheduler/shared/heap.ts";
 import { PoolMember } from "../../../scheduler/shared/pool_member.ts";
+import { Panic } from "../../../scheduler/panic.ts";
 import { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
 import { selectShared } from "../../../scheduler/shared/shared_select.ts";
 import { numberCodec } from "./_number_codec.ts";
+import { vectorAt, vectorCodec } from "./_vector_codec.ts";
 
 /** What worker 1 does; channels are record offsets of number channels. */
 export type PoolWorkerTask =
@@ -18,6 +20,18 @@ export type PoolWorkerTask =
   | { kind: "stream"; ch: number; count: number }
   /** `count` times: receives v on `ping`, sends v + 1 on `pong`. */
   | { kind: "pingpong"; ping: number; pong: number; count: number }
+  /**
+   * Sends 0, 1, 2, ... on `ch` until a send panics (the channel was
+   * closed), then sends how many sends completed on `report`.
+   */
+  | { kind: "untilClosed"; ch: number; report: number }
+  /**
+   * Receives from `from` until it is closed and drained, sending each
+   * value on `to`; then closes `to`.
+   */
+  | { kind: "relay"; from: number; to: number }
+  /** Sends `vectorAt(0 .. count-1)` on `ch`, a channel of `vectorCodec`. */
+  | { kind: "vectors"; ch: number; count: number }
   /**
    * Two threads: thread k (0 or 1) select-sends k * count + 1 ..
    * k * count + count, each on `a` or `b`, whichever takes it.
@@ -57,6 +71,36 @@ async function perform(
         const v = await ping.recv(options);
         await pong.send(v + 1, options);
       }
+      return;
+    }
+    case "untilClosed": {
+      const ch = chan(task.ch);
+      let sent = 0;
+      try {
+        for (;;) {
+          await ch.send(sent, options);
+          sent++;
+        }
+      } catch (e) {
+        if (!(e instanceof Panic)) throw e;
+      }
+      await chan(task.report).send(sent, options);
+      return;
+    }
+    case "relay": {
+      const from = chan(task.from);
+      const to = chan(task.to);
+      for (;;) {
+        const r = await from.recvOk(options);
+        if (!r.ok) break;
+        await to.send(r.value, options);
+      }
+      to.close();
+      return;
+    }
+    case "vectors": {
+      const ch = new SharedChannel(member, task.ch, vectorCodec);
+      for (let i = 0; i < task.count; i++) await ch.send(vectorAt(i), options);
       return;
     }
     case "doubleselect": {

@@ -64,7 +64,7 @@ Deno.test("SharedHeap.allocData() grows the memory and cover() lets another view
   const heap = SharedHeap.create();
   const other = new SharedHeap(heap.memory);
   const before = heap.memory.buffer.byteLength;
-  const bytes = 200 * 1024 * 1024; // more than the data arena's first 192 MiB
+  const bytes = 200 * 1024 * 1024; // more than the data arena's first 128 MiB
   heap.lock();
   const off = heap.allocData(bytes);
   const end = off + bytes;

@@ -87,7 +87,7 @@ Deno.test("SharedChannel.send() keeps FIFO order while its ring grows and wraps"
     const ch = SharedChannel.create(member, 5000, numberCodec, 0);
     const got: number[] = [];
     let next = 0;
-    // Interleave so that the head moves before the ring (1024) grows.
+    // Interleave so that the head moves before the ring grows.
     for (let round = 0; round < 4; round++) {
       for (let i = 0; i < 1200; i++) ch.send(next++, { thread: main });
       for (let i = 0; i < 700; i++) got.push(await ch.recv({ thread: main }));

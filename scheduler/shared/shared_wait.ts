@@ -1,0 +1,72 @@
+// The parked operations that shared objects resume by token (see
+// pool_member.ts): what a thread awaits while its channel operation,
+// select or group waits in the shared heap.
+
+import type { GreenThread, Parked } from "../green_thread.ts";
+import type { PoolMember } from "./pool_member.ts";
+
+/** A parked operation on shared objects, resumed by token. */
+export interface SharedParked extends Parked {
+  /** The parked thread, if known. */
+  thread: GreenThread | undefined;
+  /**
+   * Reads the operation's outcome from the heap and settles its promise.
+   * Called once, on the owning worker, after the waker released the lock.
+   */
+  settle(member: PoolMember): void;
+}
+
+function noop(): void {}
+
+/**
+ * A parked operation on shared objects with the promise its thread awaits:
+ * a subclass's `settle` reads the outcome and calls `resolve` or `reject`.
+ *
+ * @typeParam T What the operation resolves with.
+ *
+ * @example Usage
+ * ```ts
+ * import { SharedWait } from "./shared_wait.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * class Answer extends SharedWait<number> {
+ *   settle(): void {
+ *     this.resolve(42);
+ *   }
+ * }
+ * const wait = new Answer(undefined);
+ * wait.settle();
+ * assertEquals(await wait.promise, 42);
+ * ```
+ */
+export abstract class SharedWait<T> implements SharedParked {
+  /** The parked thread, if known. */
+  thread: GreenThread | undefined;
+  /** What the parked code awaits. */
+  readonly promise: Promise<T>;
+  /** Settles `promise` with a value. */
+  protected resolve: (value: T) => void = noop;
+  /** Settles `promise` with an error (a panic). */
+  protected reject: (error: unknown) => void = noop;
+
+  /**
+   * @param thread The parking thread.
+   */
+  constructor(thread: GreenThread | undefined) {
+    this.thread = thread;
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** Nothing to unlink here: records in the heap outlive the run. */
+  unlink(): void {}
+
+  /**
+   * Reads the outcome from the heap and settles `promise`.
+   *
+   * @param member The owning worker.
+   */
+  abstract settle(member: PoolMember): void;
+}
