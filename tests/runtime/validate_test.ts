@@ -16,7 +16,8 @@ import {
 import { decodeProgram, Executor } from "../../mod.ts";
 import { Random } from "../../scheduler/random.ts";
 import { ProgramError, type ProgramErrorWhere } from "../../runtime/errors.ts";
-import { UnknownOpsError, validateProgram } from "../../runtime/validate.ts";
+import { UnknownOpsError } from "../../runtime/unknown_ops_error.ts";
+import { validateProgram } from "../../runtime/validate.ts";
 import { makeRegistry } from "../../runtime/ops/mod.ts";
 import { VALUE_OPS } from "../../runtime/ops/values.ts";
 import {
