@@ -10,6 +10,10 @@
 //   rank 1 and the general case at most MAX_RANK dims.
 //   Float expressions go through _ieee_wgsl.ts, so NaN, ±Infinity and ±0
 //   come out as on the CPU; int32 arithmetic wraps as the CPU's does.
+//   Same-shape and scalar-broadcast operands of 32-bit dtypes take the vec4
+//   kernels (_elementwise_vec4.ts), four elements per invocation with no
+//   index arithmetic; they compute each lane with the same expression, so
+//   which template ran never changes a bit of the result.
 //   float16 computes in f32 and rounds once to float16 on bits
 //   (_f16_wgsl.ts). f32 carries 24 bits, at least 2 · 11 + 2, so rounding
 //   an exactly rounded f32 sum, difference or product of float16 values to
@@ -22,9 +26,16 @@ import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
 import {
   broadcastDispatch,
+  type Kernel,
   mapDispatch,
   WGSL_TYPE,
 } from "./_elementwise_template.ts";
+import {
+  binaryVec4Dispatch,
+  mapVec4Dispatch,
+  vec4Fits,
+  vec4Plan,
+} from "./_elementwise_vec4.ts";
 
 /**
  * The binary kinds the GPU runs, per dtype; the rest run on the CPU
@@ -165,7 +176,7 @@ export function binary(
   if (expr === undefined) {
     throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);
   }
-  return broadcastDispatch(batch, [kind, dtype, expr], [x, y, axis], dtype);
+  return dispatch2(batch, [kind, dtype, expr], [x, y, axis], dtype);
 }
 
 /**
@@ -216,7 +227,7 @@ export function compare(
   const expr = dtype === "float32" || dtype === "float16"
     ? `f_compare(a, b, ${test}, ${ifNan})`
     : `select(0u, 1u, ${test})`;
-  return broadcastDispatch(batch, [kind, dtype, expr], [x, y, axis], "bool");
+  return dispatch2(batch, [kind, dtype, expr], [x, y, axis], "bool");
 }
 
 /**
@@ -258,7 +269,7 @@ export function unary(
   if (expr === undefined || (dtype !== "float32" && dtype !== "float16")) {
     throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);
   }
-  return mapDispatch(batch, [kind, dtype, expr], x, []);
+  return dispatch1(batch, [kind, dtype, expr], x, []);
 }
 
 /**
@@ -327,7 +338,7 @@ export function scale(
     ? `${step}(a * ${s}) + ${b}`
     : `${step}(a + ${b}) * ${s}`;
   const variant = biasAfterScale ? "after" : "before";
-  return mapDispatch(batch, ["scale", dtype, expr, variant], x, [...words]);
+  return dispatch1(batch, ["scale", dtype, expr, variant], x, [...words]);
 }
 
 function sameDType(kind: string, x: GpuTensor, y: GpuTensor): GpuDType {
@@ -337,4 +348,30 @@ function sameDType(kind: string, x: GpuTensor, y: GpuTensor): GpuDType {
     );
   }
   return x.dtype;
+}
+
+// The choice of template. The vec4 kernels need 32-bit elements and, for
+// two operands, a coalesced broadcast of one dim with strides 0 or 1
+// (vec4Plan); the general templates take everything else.
+function dispatch2(
+  batch: GpuBatch,
+  kernel: Kernel,
+  [x, y, axis]: [GpuTensor, GpuTensor, number],
+  outDType: GpuDType,
+): GpuTensor {
+  const plan = outDType === "float16" ? null : vec4Plan(x, y, axis);
+  return plan === null
+    ? broadcastDispatch(batch, kernel, [x, y, axis], outDType)
+    : binaryVec4Dispatch(batch, kernel, [x, y, plan], outDType);
+}
+
+function dispatch1(
+  batch: GpuBatch,
+  kernel: Kernel,
+  x: GpuTensor,
+  extra: readonly number[],
+): GpuTensor {
+  return vec4Fits(x.size, [x])
+    ? mapVec4Dispatch(batch, kernel, x, extra)
+    : mapDispatch(batch, kernel, x, extra);
 }
