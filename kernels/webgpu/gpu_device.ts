@@ -219,6 +219,7 @@ export class GpuDevice {
       throw this.#lost;
     });
     this.#lostSignal.catch(() => {});
+    destroyAtUnload(this);
   }
 
   /**
@@ -385,6 +386,24 @@ export class GpuDevice {
    * ```
    */
   destroy(): void {
+    openDevices.delete(this);
     this.device.destroy();
   }
+}
+
+// The devices of this thread not destroyed yet. When the thread's event
+// loop ends ("unload": a program's end, a test module's, a Worker's), they
+// are destroyed, so that no device is live while the process exits under
+// the driver's own threads (Deno has aborted in glibc at exit here, in runs
+// that left devices open).
+const openDevices = new Set<GpuDevice>();
+let unloadHooked = false;
+
+function destroyAtUnload(gpu: GpuDevice): void {
+  openDevices.add(gpu);
+  if (unloadHooked || typeof globalThis.addEventListener !== "function") return;
+  unloadHooked = true;
+  globalThis.addEventListener("unload", () => {
+    for (const open of [...openDevices]) open.destroy();
+  });
 }
