@@ -85,6 +85,46 @@ export const PADDLE_BOOKKEEPING_ATTRS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Attributes of Paddle's MKLDNN kernels that Paddle saves on ops it also
+ * runs with its reference kernels (elementwise ops carry all five), with
+ * the value that asks for nothing: a layout hint of `""` or `"AnyLayout"`,
+ * a quantization scale of 1. At that value they are accepted on every op and
+ * hidden from dumps, as bookkeeping is; any other value asks for a kernel
+ * Rill does not have, and is an error naming it.
+ *
+ * @param a An attribute as saved.
+ * @returns True for one of these at its neutral value.
+ *
+ * @example Usage
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { AttrType, OpDesc_AttrSchema } from "../gen/rill/v1/framework_pb.ts";
+ * import { isNeutralKernelHint } from "./attr_read.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const hint = (s: string) =>
+ *   create(OpDesc_AttrSchema, { name: "x_data_format", type: AttrType.STRING, s });
+ * assert(isNeutralKernelHint(hint("")));
+ * assert(!isNeutralKernelHint(hint("NHWC")));
+ * ```
+ */
+export function isNeutralKernelHint(a: OpDesc_Attr): boolean {
+  const neutral = KERNEL_HINTS.get(a.name);
+  if (neutral === undefined) return false;
+  return neutral === "layout"
+    ? a.type === AttrType.STRING && (a.s === "" || a.s === "AnyLayout")
+    : a.type === AttrType.FLOAT && a.f === 1;
+}
+
+const KERNEL_HINTS: ReadonlyMap<string, "layout" | "scale"> = new Map([
+  ["x_data_format", "layout"],
+  ["y_data_format", "layout"],
+  ["Scale_x", "scale"],
+  ["Scale_y", "scale"],
+  ["Scale_out", "scale"],
+]);
+
+/**
  * Paddle's `is_test`: the inference mode of the ops that have one, saved on
  * many more by `save_inference_model`. Ops whose schema lacks it ignore it.
  */
@@ -152,9 +192,14 @@ export function readAttrs(
     const name = attrs[i].name;
     if (
       !(name in schema) && !PADDLE_BOOKKEEPING_ATTRS.has(name) &&
-      name !== IS_TEST
+      name !== IS_TEST && !isNeutralKernelHint(attrs[i])
     ) {
-      throw new AttrError(name, "unknown attribute");
+      throw new AttrError(
+        name,
+        KERNEL_HINTS.has(name)
+          ? "asks for a Paddle MKLDNN kernel (Rill runs the reference kernels, which take only its neutral value)"
+          : "unknown attribute",
+      );
     }
     // An op has a handful of attributes: a scan beats building a map.
     for (let j = 0; j < i; j++) {

@@ -32,7 +32,7 @@ import {
   VarType_Type,
 } from "../gen/rill/v1/framework_pb.ts";
 import { formatFloat } from "../kernels/tensor_format.ts";
-import { PADDLE_BOOKKEEPING_ATTRS } from "./attr_read.ts";
+import { isNeutralKernelHint, PADDLE_BOOKKEEPING_ATTRS } from "./attr_read.ts";
 import { typeName } from "./dtype_codes.ts";
 import { InternalError, printable } from "./errors.ts";
 import type { OpDef } from "./op_def.ts";
@@ -164,7 +164,9 @@ class HiddenAttrs {
     if (this.showAll || (def !== undefined && a.name in def.attrs)) {
       return false;
     }
-    if (PADDLE_BOOKKEEPING_ATTRS.has(a.name)) return true;
+    if (PADDLE_BOOKKEEPING_ATTRS.has(a.name) || isNeutralKernelHint(a)) {
+      return true;
+    }
     return a.name === "is_test" && def !== undefined;
   }
 

@@ -1,5 +1,5 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { assertEquals, assertThrows } from "@std/assert";
+import { assertEquals, assertStringIncludes, assertThrows } from "@std/assert";
 import {
   AttrType,
   type OpDesc_Attr,
@@ -258,8 +258,34 @@ Deno.test("readAttrs() accepts Paddle's bookkeeping and is_test on any op, of an
     { is_test: true },
   );
   const e = assertThrows(
-    () => readAttrs({}, [a({ name: "x_data_format", type: AttrType.STRING })]),
+    () => readAttrs({}, [a({ name: "x_format", type: AttrType.STRING })]),
     AttrError,
   );
-  assertEquals(e.message, 'attribute "x_data_format": unknown attribute');
+  assertEquals(e.message, 'attribute "x_format": unknown attribute');
+});
+
+Deno.test("readAttrs() accepts Paddle's MKLDNN kernel hints at their neutral values only", () => {
+  // As Paddle 2.x saves them on an elementwise_add.
+  const hints = [
+    a({ name: "x_data_format", type: AttrType.STRING, s: "" }),
+    a({ name: "y_data_format", type: AttrType.STRING, s: "AnyLayout" }),
+    a({ name: "Scale_x", type: AttrType.FLOAT, f: 1 }),
+    a({ name: "Scale_y", type: AttrType.FLOAT, f: 1 }),
+    a({ name: "Scale_out", type: AttrType.FLOAT, f: 1 }),
+  ];
+  assertEquals(readAttrs({ axis: attr.int(-1) }, hints), { axis: -1 });
+  const layout = assertThrows(
+    () =>
+      readAttrs({}, [
+        a({ name: "x_data_format", type: AttrType.STRING, s: "NHWC" }),
+      ]),
+    AttrError,
+  );
+  assertEquals(layout.attr, "x_data_format");
+  assertStringIncludes(layout.message, "asks for a Paddle MKLDNN kernel");
+  assertThrows(
+    () => readAttrs({}, [a({ name: "Scale_x", type: AttrType.FLOAT, f: 0.5 })]),
+    AttrError,
+    "MKLDNN",
+  );
 });

@@ -300,6 +300,31 @@ Deno.test("dumpProgram() keeps is_test where it may mean something: on ops Rill 
   ]);
 });
 
+Deno.test("dumpProgram() hides Paddle's MKLDNN kernel hints at their neutral values only", () => {
+  const desc = create(ProgramDescSchema, {
+    blocks: [{
+      idx: 0,
+      parentIdx: -1,
+      ops: [{
+        type: "elementwise_add",
+        attrs: [
+          { name: "axis", type: AttrType.INT, i: -1 },
+          { name: "x_data_format", type: AttrType.STRING, s: "" },
+          { name: "y_data_format", type: AttrType.STRING, s: "NHWC" },
+          { name: "Scale_out", type: AttrType.FLOAT, f: 1 },
+        ],
+      }],
+    }],
+  });
+  assertEquals(dumpProgram(desc).split("\n"), [
+    "block 0 (parent -1):",
+    '  op 0: elementwise_add() {axis=-1, y_data_format="NHWC"}',
+    "",
+    "hidden: x_data_format, Scale_out on 1 op (--all-attrs shows them)",
+    "",
+  ]);
+});
+
 Deno.test("dumpProgram() shortens long values, with or without allAttrs", () => {
   const long = "x".repeat(500);
   const desc = create(ProgramDescSchema, {
