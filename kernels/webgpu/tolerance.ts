@@ -61,6 +61,38 @@ export type Tolerance =
 
 const EXACT: Tolerance = { kind: "exact" };
 
+// The ops exactly rounded in WGSL as on the CPU, in both float widths:
+// copies, casts on bits, add, subtract, multiply, min/max, comparisons and
+// the unary ops that only move bits or round to an integer.
+const EXACTLY_ROUNDED: Readonly<Record<string, Tolerance>> = Object.fromEntries(
+  [
+    "copy",
+    "transpose",
+    "concat",
+    "split",
+    "slice",
+    "gather",
+    "cast",
+    "add",
+    "sub",
+    "mul",
+    "max",
+    "min",
+    "less_than",
+    "less_equal",
+    "greater_than",
+    "greater_equal",
+    "equal",
+    "not_equal",
+    "relu",
+    "abs",
+    "square",
+    "floor",
+    "ceil",
+    "round",
+  ].map((op) => [op, EXACT]),
+);
+
 /**
  * The tolerance of every op the WebGPU kernels implement, by op name
  * (elementwise kinds, unary kinds, `scale`, `matmul`, `reduce_*`,
@@ -76,31 +108,8 @@ const EXACT: Tolerance = { kind: "exact" };
  * ```
  */
 export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
-  copy: EXACT,
   // Data movement copies 32-bit words; cast computes on bits (cast.ts).
-  transpose: EXACT,
-  concat: EXACT,
-  split: EXACT,
-  slice: EXACT,
-  gather: EXACT,
-  cast: EXACT,
-  add: EXACT,
-  sub: EXACT,
-  mul: EXACT,
-  max: EXACT,
-  min: EXACT,
-  less_than: EXACT,
-  less_equal: EXACT,
-  greater_than: EXACT,
-  greater_equal: EXACT,
-  equal: EXACT,
-  not_equal: EXACT,
-  relu: EXACT,
-  abs: EXACT,
-  square: EXACT,
-  floor: EXACT,
-  ceil: EXACT,
-  round: EXACT,
+  ...EXACTLY_ROUNDED,
   // Two roundings (multiply, then add) as on the CPU; a compiler may fuse
   // them into one FMA, which is at most one step off.
   scale: { kind: "ulp", ulps: 1 },
@@ -143,30 +152,7 @@ export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
  * ```
  */
 export const TOLERANCE_F16: Readonly<Record<string, Tolerance>> = {
-  copy: EXACT,
-  transpose: EXACT,
-  concat: EXACT,
-  split: EXACT,
-  slice: EXACT,
-  gather: EXACT,
-  cast: EXACT,
-  add: EXACT,
-  sub: EXACT,
-  mul: EXACT,
-  max: EXACT,
-  min: EXACT,
-  less_than: EXACT,
-  less_equal: EXACT,
-  greater_than: EXACT,
-  greater_equal: EXACT,
-  equal: EXACT,
-  not_equal: EXACT,
-  relu: EXACT,
-  abs: EXACT,
-  square: EXACT,
-  floor: EXACT,
-  ceil: EXACT,
-  round: EXACT,
+  ...EXACTLY_ROUNDED,
   scale: EXACT,
   div: { kind: "ulp16", ulps: 1 },
   reciprocal: { kind: "ulp16", ulps: 1 },
