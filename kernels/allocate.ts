@@ -36,6 +36,7 @@ export type LargeArraySource = (
 ) => TypedArray | undefined;
 
 let largeSource: LargeArraySource | undefined;
+let largeCount = 0;
 
 let slab = new ArrayBuffer(SLAB_BYTES);
 let used = 0;
@@ -63,12 +64,11 @@ let target = slab;
  * ```
  */
 export function allocate(dtype: DType, length: number): TypedArray {
-  if (length >= LARGE_ELEMENTS && largeSource !== undefined) {
-    const array = largeSource(dtype, length);
+  if (length >= LARGE_ELEMENTS) {
+    largeCount++;
+    const array = largeSource?.(dtype, length);
     if (array !== undefined) return array;
   }
-  // A switch keeps each constructor call site monomorphic, which V8 turns
-  // into an inline view allocation; a table lookup would not be.
   // One constructor call site per type keeps each monomorphic, so V8
   // inlines the view allocation; a table of constructors would not be.
   // `reserve` runs before `target` is read: it may replace the slab.
@@ -109,6 +109,29 @@ export function allocate(dtype: DType, length: number): TypedArray {
     default:
       throw new TypeError(`allocate: unknown dtype "${dtype}"`);
   }
+}
+
+/**
+ * How many arrays of at least {@linkcode LARGE_ELEMENTS} elements this
+ * thread has allocated. A loop compares it across an iteration to learn,
+ * without reading the clock, that the iteration did a large kernel's work.
+ *
+ * @returns The count so far.
+ *
+ * @example Usage
+ * ```ts
+ * import { allocate, LARGE_ELEMENTS, largeAllocations } from "./allocate.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const before = largeAllocations();
+ * allocate("float32", 10);
+ * assertEquals(largeAllocations(), before);
+ * allocate("float32", LARGE_ELEMENTS);
+ * assertEquals(largeAllocations(), before + 1);
+ * ```
+ */
+export function largeAllocations(): number {
+  return largeCount;
 }
 
 /**

@@ -378,6 +378,9 @@ export class Scheduler {
    * resolves after one macrotask, so that timers and I/O run. Call it once
    * per iteration of a long-running loop; await only what it returns.
    *
+   * @param heavy Whether the iteration did work that may have taken long
+   * (a large kernel): the clock is read now rather than some hundred
+   * calls later, so that a loop of a few slow iterations still yields.
    * @returns `undefined`, or a promise to await.
    *
    * @example Usage
@@ -397,8 +400,8 @@ export class Scheduler {
    * });
    * ```
    */
-  yieldSlice(): Promise<void> | undefined {
-    if (--this.#budget > 0) return undefined;
+  yieldSlice(heavy = false): Promise<void> | undefined {
+    if (--this.#budget > 0 && !heavy) return undefined;
     return this.#endSlice();
   }
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { largeAllocations } from "../../kernels/allocate.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
 import { runBlock } from "../block_runner.ts";
 import type { PreparedBlock } from "../prepared_block.ts";
@@ -40,14 +41,19 @@ const whileOp = defineOp({
     const body = ctx.block(ctx.attrs.sub_block);
     return (scope, thread) => {
       const scheduler = thread.run.scheduler;
+      let large = largeAllocations();
       while (isTrue(cond, scope)) {
         const pending = runBlock(body, new Scope(body.layout, scope), thread);
         if (pending !== undefined) {
           return loopAsync(pending, cond, body, scope, thread);
         }
         // A loop of synchronous ops would starve timers and I/O; the
-        // scheduler hands back a promise once a time slice is used up.
-        const slice = scheduler.yieldSlice();
+        // scheduler hands back a promise once a time slice is used up. An
+        // iteration that made a large tensor may have taken milliseconds:
+        // the scheduler then reads the clock at once.
+        const made = largeAllocations();
+        const slice = scheduler.yieldSlice(made !== large);
+        large = made;
         if (slice !== undefined) {
           return loopAsync(slice, cond, body, scope, thread);
         }
@@ -65,10 +71,13 @@ async function loopAsync(
 ): Promise<void> {
   await pending;
   const scheduler = thread.run.scheduler;
+  let large = largeAllocations();
   while (isTrue(cond, scope)) {
     const pass = runBlock(body, new Scope(body.layout, scope), thread);
     if (pass !== undefined) await pass;
-    const slice = scheduler.yieldSlice();
+    const made = largeAllocations();
+    const slice = scheduler.yieldSlice(made !== large);
+    large = made;
     if (slice !== undefined) await slice;
   }
 }

@@ -42,6 +42,11 @@ export class ParallelGemm {
   readonly #job: number;
   #kernel: GemmKernel | undefined;
   #scratch = 0;
+  // Packed B, kept from one product to the next: a block freed after each
+  // product would go to the next product's C (same size class), and its
+  // replacement would be fresh pages, which cost more here than the packing.
+  #packedB = 0;
+  #packedBBytes = 0;
 
   /**
    * @param member This worker.
@@ -83,7 +88,7 @@ export class ParallelGemm {
     const [aAt, bAt, cAt] = [m * k, k * n, m * n].map((size, i) =>
       given[i] ?? heap.allocData(4 * size)
     );
-    const packedB = heap.allocData(packedBBytes(k, n));
+    const packedB = this.#packedBOf(packedBBytes(k, n));
     member.unlock();
     heap.cover(Math.max(aAt + 4 * m * k, bAt + 4 * k * n, cAt + 4 * m * n));
     if (given[0] === undefined) f32(heap, aAt, m * k).set(a);
@@ -108,7 +113,6 @@ export class ParallelGemm {
     } finally {
       member.lock();
       [aAt, bAt, cAt].forEach((at, i) => given[i] ?? heap.freeData(at));
-      heap.freeData(packedB);
       member.unlock();
     }
   }
@@ -125,6 +129,16 @@ export class ParallelGemm {
       k: i32[t + K],
       n: i32[t + N],
     }, { scratch: this.#scratch, start, end });
+  }
+
+  // Room for packed B of `bytes`, this worker's from now on. Precondition:
+  // the lock is held.
+  #packedBOf(bytes: number): number {
+    if (bytes <= this.#packedBBytes) return this.#packedB;
+    const heap = this.#member.heap;
+    if (this.#packedB !== 0) heap.freeData(this.#packedB);
+    this.#packedBBytes = bytes;
+    return this.#packedB = heap.allocData(bytes);
   }
 
   // This worker's kernel over the shared memory, and its own scratch.

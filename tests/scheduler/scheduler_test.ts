@@ -319,6 +319,18 @@ Deno.test("Scheduler.yieldSlice() returns undefined until the slice is over", as
   });
 });
 
+Deno.test("Scheduler.yieldSlice(true) reads the clock at once after slow work", async () => {
+  const s = new Scheduler({ seed: 1 });
+  await s.run(async () => {
+    const t0 = performance.now();
+    while (performance.now() - t0 < 6) { /* a slow pass */ }
+    assertEquals(s.yieldSlice(), undefined);
+    const y = s.yieldSlice(true);
+    assert(y !== undefined, "no yield after 6 ms of heavy work");
+    await y;
+  });
+});
+
 // ---------------------------------------------------------------------------
 // The seeded PRNG
 

@@ -1,4 +1,4 @@
-import { assertEquals, assertRejects } from "@std/assert";
+import { assert, assertEquals, assertRejects } from "@std/assert";
 import {
   arrayLength,
   arrayWrite,
@@ -8,12 +8,14 @@ import {
   defaultProgram,
   elementwiseAdd,
   elementwiseSub,
+  Executor,
   fillConstant,
   forRange,
   greaterThan,
   ifElse,
   increment,
   lessThan,
+  mean,
   print,
   sleep,
   type Variable,
@@ -23,7 +25,11 @@ import { CONTROL_FLOW_OPS } from "../../../runtime/ops/control_flow.ts";
 import { Panic } from "../../../scheduler/panic.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";
 import { int64 } from "../../_helpers/int64.ts";
-import { printedBy, runProgram } from "../../_helpers/run_program.ts";
+import {
+  buildProgram,
+  printedBy,
+  runProgram,
+} from "../../_helpers/run_program.ts";
 
 const bool = (v: boolean) =>
   fillConstant({ shape: [1], dtype: "bool", value: v });
@@ -200,6 +206,27 @@ Deno.test("while runs many synchronous passes", async () => {
     print(total);
   });
   assertEquals(lines, [String(20000 * 19999 / 2)]);
+});
+
+Deno.test("while yields to timers between a few slow passes that make large tensors", async () => {
+  // Forty passes are far fewer than the calls between two clock reads of a
+  // loop of small ops; a pass that makes a large tensor reads the clock.
+  const [program] = buildProgram(() => {
+    forRange(40, () => {
+      print(mean(fillConstant({ shape: [1 << 20], value: 1 })));
+    });
+  });
+  let fired = false;
+  const seen: boolean[] = [];
+  const timer = setTimeout(() => fired = true, 0);
+  try {
+    await new Executor({ workers: 1, print: () => seen.push(fired) })
+      .run(program);
+  } finally {
+    clearTimeout(timer);
+  }
+  assertEquals(seen.length, 40);
+  assert(seen.at(-1), "the timer fired only after the loop");
 });
 
 Deno.test("while panics on a Condition of more than one element", async () => {
