@@ -18,14 +18,20 @@
  *   The holder that takes refs to 0 frees the block; nothing reads it after.
  *   Global.StorageBytes is the sum of the live blocks' element bytes.
  *
- * Why a small budget: V8 counts a private ArrayBuffer's bytes toward its
- * next collection, but knows nothing of views on shared memory, so a loop
- * that makes large tensors would take fresh heap pages for each before a
+ * Why ballast: V8 counts a private ArrayBuffer's bytes toward its next
+ * collection, but knows nothing of views on shared memory, so a loop that
+ * makes large tensors would take fresh heap pages for each before a
  * finalizer runs, and a fresh page is expensive (on this VM filling a
  * fresh 4 MiB costs 12–27 ms, the same pages again under 1 ms:
- * bench/fresh_pages.ts). Past BUDGET_BYTES live, new arrays are private again;
- * their pressure brings the collection that releases the shared ones,
- * whose warm blocks the next arrays reuse.
+ * bench/fresh_pages.ts). So each shared typed array carries, for as long
+ * as it lives, a private ArrayBuffer of its byte size that is never
+ * touched: a resizable one, whose pages V8 reserves and maps itself (no
+ * memory of its own until written, about 20 µs) yet counts in full. A
+ * collection then comes after about as many bytes of shared tensors as of
+ * private ones, and the finalizers it queues run when the worker next
+ * yields to the event loop (a time slice's end); the next arrays reuse
+ * the blocks they free, whose pages are warm. Past BUDGET_BYTES live, new
+ * arrays are private again.
  *
  * @module
  */
@@ -38,13 +44,15 @@ import { itemSize } from "../../kernels/dtype.ts";
 import { Global, SharedMemoryExhausted } from "../../scheduler/shared/heap.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 
-const BUDGET_BYTES = 64 * 1024 * 1024;
+const BUDGET_BYTES = 128 * 1024 * 1024;
 const HEADER = 8;
 
 type Holder = { readonly storage: SharedStorage; readonly block: number };
 
 // Which storage block each shared typed array views, on this worker.
 const homes = new WeakMap<TypedArray, Holder>();
+// The ballast each shared typed array carries (see the top of this file).
+const ballasts = new WeakMap<TypedArray, ArrayBuffer>();
 const collected = new FinalizationRegistry<Holder>((h) =>
   h.storage.release(h.block)
 );
@@ -302,6 +310,8 @@ export class SharedStorage {
     const data = new VIEWS[dtype](buffer, block + HEADER, length);
     const holder = { storage: this, block };
     homes.set(data, holder);
+    const bytes = data.byteLength;
+    ballasts.set(data, new ArrayBuffer(bytes, { maxByteLength: bytes }));
     collected.register(data, holder);
     return data;
   }
