@@ -210,6 +210,42 @@ export function splitLayout(
 }
 
 /**
+ * The sizes `splitNearEqual` cuts a dim into: `num` parts that differ by
+ * at most one element, the larger first (the dim need not divide evenly).
+ *
+ * @param shape The tensor's dims.
+ * @param axis The axis; negative counts from the end.
+ * @param num How many parts.
+ * @returns The resolved axis and the parts' sizes along it.
+ * @throws {RangeError} If `num` is not a positive integer.
+ *
+ * @example Usage
+ * ```ts
+ * import { nearEqualLayout } from "./layout.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(nearEqualLayout([2, 5], -1, 3), { axis: 1, sizes: [2, 2, 1] });
+ * ```
+ */
+export function nearEqualLayout(
+  shape: readonly number[],
+  axis: number,
+  num: number,
+): { axis: number; sizes: number[] } {
+  const a = normalizeAxis(axis, shape.length, "split");
+  if (!Number.isInteger(num) || num < 1) {
+    throw new RangeError(`split: num ${num} is not a positive integer`);
+  }
+  const dim = shape[a];
+  const base = Math.floor(dim / num), extra = dim % num;
+  const sizes = Array.from(
+    { length: num },
+    (_, i) => base + (i < extra ? 1 : 0),
+  );
+  return { axis: a, sizes };
+}
+
+/**
  * [outer, dim, inner]: the sizes before, at and after an axis.
  *
  * @param shape The dims.

@@ -18,6 +18,7 @@ import type { SplitKernelOptions } from "../device.ts";
 import {
   aroundAxis,
   concatLayout,
+  nearEqualLayout,
   reshapeDims,
   sliceLayout,
   splitLayout,
@@ -214,16 +215,7 @@ export function split(
  * ```
  */
 export function splitNearEqual(x: Tensor, num: number, axis = 0): Tensor[] {
-  const a = normalizeAxis(axis, x.shape.length, "split");
-  if (!Number.isInteger(num) || num < 1) {
-    throw new RangeError(`split: num ${num} is not a positive integer`);
-  }
-  const dim = x.shape[a];
-  const base = Math.floor(dim / num), extra = dim % num;
-  const sizes = Array.from(
-    { length: num },
-    (_, i) => base + (i < extra ? 1 : 0),
-  );
+  const { axis: a, sizes } = nearEqualLayout(x.shape, axis, num);
   return cutAlong(x, a, sizes);
 }
 

@@ -13,12 +13,7 @@
 //   operand) returns a view of X's buffer, never X itself, so releasing the
 //   result never releases X.
 
-import {
-  contiguousStrides,
-  formatShape,
-  normalizeAxis,
-  sameShape,
-} from "../_shape.ts";
+import { contiguousStrides, formatShape, sameShape } from "../_shape.ts";
 import type { SplitKernelOptions } from "../device.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
@@ -26,6 +21,7 @@ import { copyStrided } from "./_strided_copy.ts";
 import {
   aroundAxis,
   concatLayout,
+  nearEqualLayout,
   sliceLayout,
   splitLayout,
   transposePerm,
@@ -285,16 +281,7 @@ export function splitNearEqual(
   num: number,
   axis = 0,
 ): GpuTensor[] {
-  const a = normalizeAxis(axis, x.shape.length, "split");
-  if (!Number.isInteger(num) || num < 1) {
-    throw new RangeError(`split: num ${num} is not a positive integer`);
-  }
-  const dim = x.shape[a];
-  const base = Math.floor(dim / num), extra = dim % num;
-  const sizes = Array.from(
-    { length: num },
-    (_, i) => base + (i < extra ? 1 : 0),
-  );
+  const { axis: a, sizes } = nearEqualLayout(x.shape, axis, num);
   return cutAlong(batch, x, a, sizes);
 }
 
