@@ -50,7 +50,7 @@ export { feedTargets, fetchTargets } from "./runtime/feed_binding.ts";
 export type { FeedTarget } from "./runtime/feed_binding.ts";
 export { BlockLayout, Scope } from "./runtime/scope.ts";
 export { TensorArray } from "./runtime/value.ts";
-export type { RawValue, Value } from "./runtime/value.ts";
+export type { RawValue, TensorChannel, Value } from "./runtime/value.ts";
 export { InternalError, ProgramError } from "./runtime/errors.ts";
 export type { ProgramErrorWhere } from "./runtime/errors.ts";
 export { validateProgram } from "./runtime/validate.ts";
@@ -82,6 +82,7 @@ export type {
   CheckContext,
   InferContext,
   InferredType,
+  NamedVariables,
   OpDef,
   SlotSpec,
   VarInfo,
@@ -94,7 +95,13 @@ export type {
 } from "./runtime/prepare_context.ts";
 export { VarRef } from "./runtime/var_ref.ts";
 export type { PreparedBlock, PreparedOp } from "./runtime/prepared_block.ts";
-export type { RunServices, ThreadContext } from "./runtime/thread_context.ts";
+export type {
+  ClusterSettings,
+  ParkOptions,
+  RunServices,
+  ThreadContext,
+} from "./runtime/thread_context.ts";
+export type { PoolHandle } from "./runtime/pool/worker_pool.ts";
 export { runCli } from "./runtime/cli.ts";
 export type { CliIO, CliResult } from "./runtime/cli.ts";
 export { Tensor } from "./kernels/tensor.ts";
@@ -111,14 +118,17 @@ export type {
   BinaryKind,
   CompareKind,
   Device,
+  Float32Gemm,
   Kernels,
   LogicalKind,
   MatmulKernelOptions,
+  Mul2dKernelOptions,
   ReduceKernelOptions,
   ReduceKind,
   SplitKernelOptions,
   UnaryKind,
 } from "./kernels/device.ts";
+export type { CounterKey } from "./kernels/counter_random.ts";
 export { decodeNpy, encodeNpy } from "./kernels/npy.ts";
 export {
   readPaddleTensor,

@@ -39,6 +39,8 @@ export class ElementsOnDevice extends Error {
   readonly tensor: DeviceTensor;
 
   /**
+   * Makes the error for a read of `tensor`'s elements.
+   *
    * @param tensor The tensor read.
    */
   constructor(tensor: DeviceTensor) {
@@ -80,6 +82,8 @@ export class DeviceTensor extends Tensor {
   readonly stored: unknown;
 
   /**
+   * Wraps elements that a device holds.
+   *
    * @param dtype The element type.
    * @param shape The dims.
    * @param home The device.

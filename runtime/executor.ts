@@ -13,7 +13,7 @@ import type { Tensor } from "../kernels/tensor.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { Panic } from "../scheduler/panic.ts";
 import { placeProgram } from "./pool/placement.ts";
-import type { WorkerPool } from "./pool/worker_pool.ts";
+import type { PoolHandle } from "./pool/worker_pool.ts";
 import { runBlock } from "./block_runner.ts";
 import { ProgramError } from "./errors.ts";
 import { bindRunInputs } from "./feed_binding.ts";
@@ -99,7 +99,7 @@ export interface ExecutorOptions {
    *
    * @default {undefined}
    */
-  onPool?: (pool: WorkerPool) => void;
+  onPool?: (pool: PoolHandle) => void;
 }
 
 /** The most workers a run may have. */
@@ -136,7 +136,7 @@ export class Executor {
   readonly #cluster: ClusterSettings | undefined;
   readonly #print: (line: string) => void;
   readonly #workers: number;
-  readonly #onPool: ((pool: WorkerPool) => void) | undefined;
+  readonly #onPool: ((pool: PoolHandle) => void) | undefined;
 
   /**
    * Makes an executor.

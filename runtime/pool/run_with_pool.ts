@@ -30,7 +30,7 @@ import {
 import { TensorArray } from "../value.ts";
 import { PoolRun } from "./pool_run.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
-import { WorkerPool } from "./worker_pool.ts";
+import { type PoolHandle, WorkerPool } from "./worker_pool.ts";
 
 /** What {@linkcode runWithPool} runs, and with what. */
 export interface PooledRunOptions {
@@ -53,7 +53,7 @@ export interface PooledRunOptions {
   /** Where the program's workers are, for the cluster ops. */
   readonly cluster: ClusterSettings | undefined;
   /** Gets the pool once it has started (a hook for tests). */
-  readonly onPool: ((pool: WorkerPool) => void) | undefined;
+  readonly onPool: ((pool: PoolHandle) => void) | undefined;
 }
 
 /**

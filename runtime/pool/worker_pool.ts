@@ -70,9 +70,36 @@ export interface WorkerPoolOptions {
 }
 
 /**
+ * What a run's pool lets a test do to it (`ExecutorOptions.onPool`).
+ *
+ * @example Usage
+ * ```ts
+ * import { Executor, Program, fillConstant, go, print } from "../../mod.ts";
+ * import type { PoolHandle } from "./worker_pool.ts";
+ *
+ * const program = new Program();
+ * program.guard(() => go(() => print(fillConstant({ shape: [1], value: 1 }))));
+ * let pool: PoolHandle | undefined;
+ * await new Executor({ workers: 2, print: () => {}, onPool: (p) => pool = p })
+ *   .run(program);
+ * pool?.stop(); // already stopped by the run's end: nothing happens
+ * ```
+ */
+export interface PoolHandle {
+  /** Stops every worker, as the run's end does. */
+  stop(): void;
+  /**
+   * Kills worker `index` as if it had died, failing the run.
+   *
+   * @param index A worker index, 1 and up.
+   */
+  kill(index: number): void;
+}
+
+/**
  * A run's Web Workers.
  */
-export class WorkerPool {
+export class WorkerPool implements PoolHandle {
   readonly #options: WorkerPoolOptions;
   readonly #workers: Worker[] = [];
   #probe = 0;
