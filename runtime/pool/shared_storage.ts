@@ -247,9 +247,11 @@ export class SharedStorage {
       return undefined;
     }
     let block: number;
+    let fresh: boolean;
     member.lock();
     try {
       block = heap.allocData(HEADER + bytes);
+      fresh = heap.lastDataFresh;
     } catch (error) {
       if (error instanceof SharedMemoryExhausted) return undefined;
       throw error;
@@ -260,8 +262,12 @@ export class SharedStorage {
     heap.cover(block + HEADER + bytes);
     heap.i32[block >> 2] = 1;
     heap.i32[(block >> 2) + 1] = bytes;
-    // A reused block holds an earlier tensor's elements.
-    if (zeroed) heap.u8.fill(0, block + HEADER, block + HEADER + bytes);
+    // A reused block holds an earlier tensor's elements. A fresh one is
+    // left untouched: the kernel that fills it maps its pages, split over
+    // the workers when the kernel is.
+    if (zeroed && !fresh) {
+      heap.u8.fill(0, block + HEADER, block + HEADER + bytes);
+    }
     return this.#hold(block, dtype, length);
   }
 

@@ -130,6 +130,7 @@ export class SharedHeap {
   u8: Uint8Array;
   /** The memory as 64-bit floats; refreshed with `i32`. */
   f64: Float64Array;
+  #lastDataFresh = false;
 
   /**
    * Maps an existing shared memory (made by `SharedHeap.create`).
@@ -222,12 +223,25 @@ export class SharedHeap {
    * @throws {SharedMemoryExhausted} When the memory cannot grow.
    */
   allocData(bytes: number): number {
-    return this.#alloc(
+    const top = this.i32[Global.DataTop];
+    const off = this.#alloc(
       bytes,
       CLASS_COUNT,
       Global.DataTop,
       MAXIMUM_PAGES * PAGE,
     );
+    this.#lastDataFresh = off - HEADER === top;
+    return off;
+  }
+
+  /**
+   * Whether the block that this worker's last `allocData` returned lay in
+   * memory no block had used before: it reads as zeros without a fill, and
+   * its pages may not be mapped yet, so whoever writes it first pays for
+   * them. Read it before releasing the lock.
+   */
+  get lastDataFresh(): boolean {
+    return this.#lastDataFresh;
   }
 
   /**

@@ -86,6 +86,21 @@ Deno.test("SharedHeap.allocData() grows the memory and cover() lets another view
   heap.unlock();
 });
 
+Deno.test("SharedHeap.lastDataFresh tells a never-used data block, which reads as zeros, from a reused one", () => {
+  const heap = SharedHeap.create();
+  heap.lock();
+  const off = heap.allocData(4096);
+  assert(heap.lastDataFresh);
+  assert(heap.u8.subarray(off, off + 4096).every((b) => b === 0));
+  heap.u8.fill(7, off, off + 4096);
+  heap.freeData(off);
+  assertEquals(heap.allocData(4096), off);
+  assert(!heap.lastDataFresh, "a block from the free list is not fresh");
+  heap.allocData(4096);
+  assert(heap.lastDataFresh);
+  heap.unlock();
+});
+
 // ---------------------------------------------------------------------------
 // The lock
 
