@@ -14,7 +14,11 @@ import {
   Program,
   uniformRandom,
 } from "../mod.ts";
-import { timeOneAndTwoWorkers } from "./_one_and_two_workers.ts";
+import {
+  median,
+  timeRounds,
+  type WorkerTimes,
+} from "./_one_and_two_workers.ts";
 
 const n = Number(Deno.args[0] ?? 1024);
 const count = Number(Deno.args[1] ?? 10);
@@ -38,23 +42,30 @@ function productsProgram(products: number): Program {
 // Whole runs include the pool's start-up and the run's first products,
 // whose outputs take fresh pages of the new run's shared memory; the
 // difference between a run of 4 × count products and one of count is the
-// cost of a product once both are behind.
-const ms = await timeOneAndTwoWorkers(productsProgram(count), rounds);
-const longer = await timeOneAndTwoWorkers(productsProgram(4 * count), rounds);
-const gflops = (t: number, products: number) =>
-  (2 * n ** 3 * products / t / 1e6).toFixed(1);
-console.log(`${count} matmuls of ${n}², median of ${rounds} runs:`);
-const each = { 1: 0, 2: 0 };
+// cost of a product once both are behind. Each round times all four runs,
+// and its ratios are taken within the round.
+const rounds_ = await timeRounds(
+  [productsProgram(count), productsProgram(4 * count)],
+  rounds,
+);
+const each = (round: WorkerTimes[], w: 1 | 2) =>
+  (round[1][w] - round[0][w]) / (3 * count);
+console.log(`${count} and ${4 * count} matmuls of ${n}², ${rounds} rounds:`);
 for (const w of [1, 2] as const) {
-  each[w] = (longer[w] - ms[w]) / (3 * count);
+  const run = median(rounds_.map((round) => round[0][w]));
+  const gflops = (2 * n ** 3 * count / run / 1e6).toFixed(1);
   console.log(
-    `  workers ${w}: ${ms[w].toFixed(0)} ms a run (${
-      gflops(ms[w], count)
-    } GFLOPS); ` +
-      `${each[w].toFixed(1)} ms a product past the first ${count}`,
+    `  workers ${w}: ${run.toFixed(0)} ms a run of ${count} ` +
+      `(${gflops} GFLOPS); ${
+        median(rounds_.map((round) => each(round, w))).toFixed(1)
+      } ms a product past the first ${count}`,
   );
 }
+const runRatio = median(rounds_.map((round) => round[0][1] / round[0][2]));
+const productRatio = median(
+  rounds_.map((round) => each(round, 1) / each(round, 2)),
+);
 console.log(
-  `  speed-up: ${(ms[1] / ms[2]).toFixed(2)}x a run, ` +
-    `${(each[1] / each[2]).toFixed(2)}x a product`,
+  `  speed-up (median of rounds): ${runRatio.toFixed(2)}x a run, ` +
+    `${productRatio.toFixed(2)}x a product`,
 );
