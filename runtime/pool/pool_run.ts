@@ -508,8 +508,14 @@ export class PoolRun {
     if (v === undefined) return [UNSET, 0];
     if (v === null) return [NIL, 0];
     if (v instanceof Tensor) return [TENSOR, encode(heap, tensorCodec, v)];
-    if (v instanceof SharedChannel) return [CHANNEL, v.off];
-    if (v instanceof SharedTensorArray) return [ARRAY, v.off];
+    if (v instanceof SharedChannel) {
+      SharedChannel.retain(this.member, v.off); // the blob's hold
+      return [CHANNEL, v.off];
+    }
+    if (v instanceof SharedTensorArray) {
+      SharedTensorArray.retain(this.member, v.off); // the blob's hold
+      return [ARRAY, v.off];
+    }
     if (Array.isArray(v)) return [RAW, encode(heap, rawCodec, v)];
     throw new InternalError("a value of one worker cannot cross to another");
   }
@@ -532,10 +538,17 @@ export class PoolRun {
         m.freeDataLater(ref);
         return raw;
       }
-      case CHANNEL:
-        return new SharedChannel(m, ref, tensorCodec);
-      case ARRAY:
-        return new SharedTensorArray(m, ref);
+      case CHANNEL: {
+        // The handle takes a hold of its own; the blob's ends.
+        const channel = new SharedChannel(m, ref, tensorCodec);
+        SharedChannel.release(m, ref, tensorCodec);
+        return channel;
+      }
+      case ARRAY: {
+        const array = new SharedTensorArray(m, ref);
+        SharedTensorArray.release(m, ref);
+        return array;
+      }
     }
     throw new InternalError(`spawn: unknown value tag ${tag}`);
   }

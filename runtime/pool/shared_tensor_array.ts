@@ -12,15 +12,26 @@ import { LARGE_ELEMENTS } from "../../kernels/allocate.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { encode } from "../../scheduler/shared/shared_channel.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
+import type { SharedHeap } from "../../scheduler/shared/heap.ts";
 import { TensorArray } from "../value.ts";
 import { SharedStorage } from "./shared_storage.ts";
 import { readTensorHeld, tensorCodec } from "./tensor_codec.ts";
 
-// The record's words: length, capacity, and the slots' offset.
+// The record's words: length, capacity, the slots' offset, and the holds
+// on the record: one per handle on any worker, one per blob that names
+// the array (a spawned goroutine's captured variables). The last holder
+// frees the record, its slots and their tensors at its worker's next lock.
 const LENGTH = 0;
 const CAP = 1;
 const SLOTS = 2;
+const REFS = 3;
 const RECORD_BYTES = 16;
+
+type Hold = { readonly member: PoolMember; readonly off: number };
+
+const collected = new FinalizationRegistry<Hold>((hold) =>
+  SharedTensorArray.release(hold.member, hold.off)
+);
 
 /**
  * A tensor array shared by the workers of a run.
@@ -62,6 +73,32 @@ export class SharedTensorArray extends TensorArray {
     super();
     this.member = member;
     this.off = off;
+    SharedTensorArray.retain(member, off);
+    collected.register(this, { member, off });
+  }
+
+  /**
+   * Adds a hold on an array's record, for a blob that names it.
+   *
+   * @param member This worker.
+   * @param off The record.
+   */
+  static retain(member: PoolMember, off: number): void {
+    Atomics.add(member.heap.i32, (off >> 2) + REFS, 1);
+  }
+
+  /**
+   * Ends a hold on an array's record; after the last, the record, its
+   * slots and their tensors are freed at this worker's next lock. Nothing
+   * is freed once the run has ended (its memory goes whole).
+   *
+   * @param member This worker.
+   * @param off The record.
+   */
+  static release(member: PoolMember, off: number): void {
+    if (member.closed) return;
+    if (Atomics.sub(member.heap.i32, (off >> 2) + REFS, 1) !== 1) return;
+    member.atNextLock(() => tearDown(member, off));
   }
 
   /**
@@ -179,13 +216,7 @@ export class SharedTensorArray extends TensorArray {
 
   // Frees the tensor in a slot, leaving a hole. Precondition: lock held.
   #drop(slot: number): void {
-    const heap = this.member.heap;
-    const blob = heap.i32[slot];
-    if (blob !== 0) {
-      tensorCodec.discard(heap, blob);
-      heap.freeData(blob);
-    }
-    heap.i32[slot] = 0;
+    dropSlot(this.member.heap, slot);
   }
 
   // Makes room for `length` slots. Precondition: lock held.
@@ -205,6 +236,31 @@ export class SharedTensorArray extends TensorArray {
     i32[r + SLOTS] = slots;
     i32[r + CAP] = newCap;
   }
+}
+
+// Frees the tensor in a slot (a word index), leaving a hole. Precondition:
+// lock held.
+function dropSlot(heap: SharedHeap, slot: number): void {
+  const blob = heap.i32[slot];
+  if (blob !== 0) {
+    tensorCodec.discard(heap, blob);
+    heap.freeData(blob);
+  }
+  heap.i32[slot] = 0;
+}
+
+// Frees an array nothing holds (lock held): its tensors, its slots and its
+// record.
+function tearDown(member: PoolMember, off: number): void {
+  const heap = member.heap;
+  const r = off >> 2;
+  const slots = heap.i32[r + SLOTS];
+  if (slots !== 0) {
+    const length = heap.i32[r + LENGTH];
+    for (let i = 0; i < length; i++) dropSlot(heap, (slots >> 2) + i);
+    heap.freeControl(slots);
+  }
+  heap.freeControl(off);
 }
 
 // `t`, or, for a large tensor in private memory (a reply from the network,

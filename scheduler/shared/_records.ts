@@ -19,9 +19,10 @@
 
 import type { PoolMember } from "./pool_member.ts";
 
-// A channel record's words. Words 0..11 are one cache line: what every
+// A channel record's words. Words 0..15 are one cache line: what every
 // operation reads (capacity, ring) and, written only with the lock held,
-// the queues. A buffered channel has two more lines: its ring's senders'
+// the queues; then the holds, which change only when a handle is made or
+// collected. A buffered channel has two more lines: its ring's senders'
 // words (tail, free slots known) and its receivers' word (head), so that a
 // sender and a receiver on two cores share little more than the slots
 // between them (see _ring.ts).
@@ -40,11 +41,18 @@ export const C_CLOSED = 7;
 /** The queues of parked receivers and senders: head and tail words each. */
 export const C_RECVQ = 8;
 export const C_SENDQ = 10;
+/**
+ * Holds on the record: one per handle on any worker, one per blob that
+ * names the channel (shared_channel.ts).
+ */
+export const C_REFS = 12;
+/** Where the record's block starts (a buffered record is aligned within). */
+export const C_BLOCK = 13;
 /** Buffered channels: the ring's sides (see _ring.ts). */
 export const C_TAIL = 16;
 export const C_FREE = 17;
 export const C_HEAD = 32;
-export const UNBUFFERED_BYTES = 12 * 4;
+export const UNBUFFERED_BYTES = 14 * 4;
 export const BUFFERED_BYTES = 48 * 4;
 
 // A waiter record's words.

@@ -119,6 +119,7 @@ export class PoolMember implements SharedActivity {
   // Blobs and records to free the next time the lock is taken.
   #dataToFree: number[] = [];
   #controlToFree: number[] = [];
+  #tasksAtLock: (() => void)[] = [];
   #holding = false;
   // Wake-ups this worker counted active for a thread it resumes now (see
   // #resume): the resumed thread's own count is not added again.
@@ -172,6 +173,11 @@ export class PoolMember implements SharedActivity {
     this.#keepAlive = setInterval(noop, 2 ** 30);
     this.#watch();
     this.#drain(); // marks the ring asleep if nothing can run yet
+  }
+
+  /** Whether `close` was called: the run has ended here. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** Stops watching the ring and lets the process exit. */
@@ -232,6 +238,11 @@ export class PoolMember implements SharedActivity {
       for (const off of control) this.heap.freeControl(off);
       control.length = 0;
     }
+    const tasks = this.#tasksAtLock;
+    if (tasks.length > 0) {
+      this.#tasksAtLock = [];
+      for (const task of tasks) task();
+    }
   }
 
   /** Releases the lock, then rings remote doorbells and resumes local tokens. */
@@ -263,6 +274,19 @@ export class PoolMember implements SharedActivity {
   }
 
   /**
+   * Runs `task` the next time this worker takes the lock, with the lock
+   * held: teardown that a finalizer finds due, which must not take the
+   * lock itself (a finalizer may run while an operation is between its
+   * encoding and its critical section).
+   *
+   * @param task Work on the heap; it must not take the lock.
+   */
+  atNextLock(task: () => void): void {
+    this.#tasksAtLock.push(task);
+    this.#bound(this.#tasksAtLock);
+  }
+
+  /**
    * Frees a control record the next time the lock is taken.
    *
    * @param off The record.
@@ -274,7 +298,7 @@ export class PoolMember implements SharedActivity {
 
   // Frees what waits once too much does, unless this worker holds the lock
   // (then its release comes soon, and the next lock frees them).
-  #bound(list: number[]): void {
+  #bound(list: unknown[]): void {
     if (list.length < MAX_DEFERRED || this.#holding) return;
     this.lock();
     this.unlock();

@@ -20,6 +20,13 @@
 //   select parks on both sides of the same unbuffered channel.
 //   Buffered: a value in the ring implies no parked receiver; a free slot
 //   implies no parked sender. Closed: both queues are empty and stay so.
+//
+// A record lives while anything names it: C_REFS counts each handle on
+// each worker (a handle's hold ends when it is collected) and each blob
+// that names the channel (a spawned goroutine's captured variables). A
+// thread parked on the channel keeps its handle, so a record whose holds
+// are gone has empty queues; its last holder tears it down at its worker's
+// next lock, discarding the values left in its ring.
 
 import type { GreenThread } from "../green_thread.ts";
 import { Panic } from "../panic.ts";
@@ -35,9 +42,14 @@ import {
 import { waitOn } from "./_parking.ts";
 import {
   BUFFERED_BYTES,
+  C_BLOCK,
   C_CAP,
   C_CLOSED,
   C_ID,
+  C_RECVQ,
+  C_REFS,
+  C_RING_BLOCK,
+  C_SENDQ,
   C_TAG,
   C_ZERO,
   RECV,
@@ -54,15 +66,33 @@ import {
   frozenCount,
   pushFast,
   takeFast,
+  takeFrozen,
   thaw,
 } from "./_ring.ts";
-import { discardValue, encode, encodeValue, takeValue } from "./_values.ts";
+import {
+  discardValue,
+  encode,
+  encodeValue,
+  takeValue,
+  VALUE_BYTES,
+} from "./_values.ts";
 import { Global } from "./heap.ts";
 import type { PoolMember } from "./pool_member.ts";
 import type { SharedCodec } from "./shared_codec.ts";
 
 export { encode };
 export type { SharedCodec };
+
+// What a handle's finalizer needs to let go of its hold.
+interface Hold {
+  readonly member: PoolMember;
+  readonly off: number;
+  readonly codec: SharedCodec<unknown>;
+}
+
+const collected = new FinalizationRegistry<Hold>((hold) =>
+  SharedChannel.release(hold.member, hold.off, hold.codec)
+);
 
 /** Options of shared channel operations. */
 export interface SharedOpOptions {
@@ -131,6 +161,37 @@ export class SharedChannel<T> {
     this.codec = codec;
     this.#c = off >> 2;
     this.buffered = member.heap.i32[this.#c + C_CAP] > 0;
+    SharedChannel.retain(member, off);
+    collected.register(this, { member, off, codec } as Hold);
+  }
+
+  /**
+   * Adds a hold on a channel's record, for a blob that names it.
+   *
+   * @param member This worker.
+   * @param off The record.
+   */
+  static retain(member: PoolMember, off: number): void {
+    Atomics.add(member.heap.i32, (off >> 2) + C_REFS, 1);
+  }
+
+  /**
+   * Ends a hold on a channel's record; after the last, the record, its
+   * ring and the values left in it are freed at this worker's next lock.
+   * Nothing is freed once the run has ended (its memory goes whole).
+   *
+   * @param member This worker.
+   * @param off The record.
+   * @param codec The channel's codec, to discard the values left.
+   */
+  static release<T>(
+    member: PoolMember,
+    off: number,
+    codec: SharedCodec<T>,
+  ): void {
+    if (member.closed) return;
+    if (Atomics.sub(member.heap.i32, (off >> 2) + C_REFS, 1) !== 1) return;
+    member.atNextLock(() => tearDown(member, off, codec));
   }
 
   /**
@@ -159,10 +220,12 @@ export class SharedChannel<T> {
       const heap = member.heap;
       // A buffered record starts a cache line: its ring's words have one
       // each (never freed, like every channel record).
-      const off = capacity === 0
+      const block = capacity === 0
         ? heap.allocControl(UNBUFFERED_BYTES)
-        : (heap.allocControl(BUFFERED_BYTES + 56) + 63) & ~63;
+        : heap.allocControl(BUFFERED_BYTES + 56);
+      const off = capacity === 0 ? block : (block + 63) & ~63;
       const c = off >> 2;
+      heap.i32[c + C_BLOCK] = block;
       if (capacity > 0) createRing(heap, c, capacity);
       const zeroBlob = encode(heap, codec, zero);
       const i32 = heap.i32;
@@ -389,4 +452,35 @@ export class SharedChannel<T> {
     const value = ok ? takeValue(m, this.codec, m.scratch) : this.zeroValue();
     return withOk ? { value, ok } : value;
   }
+}
+
+// Frees a channel nothing holds (lock held): the values left in its ring
+// (their blobs, and what the codec releases), the ring, the zero value's
+// blob and the record. A record with a parked waiter would break the
+// invariant at the top of this file: it is left alone.
+function tearDown<T>(
+  member: PoolMember,
+  off: number,
+  codec: SharedCodec<T>,
+): void {
+  const heap = member.heap;
+  const c = off >> 2;
+  if (heap.i32[c + C_RECVQ] !== 0 || heap.i32[c + C_SENDQ] !== 0) return;
+  if (heap.i32[c + C_CAP] > 0) {
+    freeze(heap, c);
+    const left = frozenCount(heap, c);
+    if (left > 0) {
+      const area = heap.allocControl(VALUE_BYTES);
+      for (let i = 0; i < left; i++) {
+        takeFrozen(heap, c, area >> 2);
+        discardValue(member, codec, area >> 2);
+      }
+      heap.freeControl(area);
+    }
+    heap.freeData(heap.i32[c + C_RING_BLOCK]);
+  }
+  const zero = heap.i32[c + C_ZERO];
+  codec.discard?.(heap, zero);
+  heap.freeData(zero);
+  heap.freeControl(heap.i32[c + C_BLOCK]);
 }

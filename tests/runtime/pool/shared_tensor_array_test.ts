@@ -6,11 +6,12 @@ import { assert, assertEquals } from "@std/assert";
 import { LARGE_ELEMENTS } from "../../../kernels/allocate.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import { Scheduler } from "../../../scheduler/scheduler.ts";
-import { SharedHeap } from "../../../scheduler/shared/heap.ts";
+import { Global, SharedHeap } from "../../../scheduler/shared/heap.ts";
 import { PoolMember } from "../../../scheduler/shared/pool_member.ts";
 import { createWakeRings } from "../../../scheduler/shared/wake_ring.ts";
 import { SharedStorage } from "../../../runtime/pool/shared_storage.ts";
 import { SharedTensorArray } from "../../../runtime/pool/shared_tensor_array.ts";
+import { collectGarbage } from "../../_helpers/collect_garbage.ts";
 
 function withMember(fn: (member: PoolMember) => void): void {
   const heap = SharedHeap.create();
@@ -77,4 +78,60 @@ Deno.test("SharedTensorArray reads a slot holding a copy of a large tensor, with
       storage.uninstall();
     }
   });
+});
+
+Deno.test("SharedTensorArray: an array no handle holds frees its record and its tensors at the next lock", async () => {
+  const heap = SharedHeap.create();
+  createWakeRings(heap, 1);
+  const member = new PoolMember(
+    heap,
+    0,
+    new Scheduler({ threadContext: false }),
+  );
+  const storage = SharedStorage.install(member);
+  try {
+    let off = 0;
+    (() => {
+      const array = SharedTensorArray.create(member);
+      array.write(0, privateLarge()); // copied into shared storage
+      array.write(1, Tensor.scalar(1, "float32"));
+      off = array.off;
+    })();
+    assert(Atomics.load(heap.i32, Global.StorageBytes) > 0);
+    await collectGarbage();
+    member.lock(); // the teardown runs
+    member.unlock();
+    assertEquals(Atomics.load(heap.i32, Global.StorageBytes), 0);
+    assertEquals(SharedTensorArray.create(member).off, off);
+  } finally {
+    storage.uninstall();
+    member.close();
+  }
+});
+
+Deno.test("SharedTensorArray.retain() keeps an array no handle holds until release()", async () => {
+  const heap = SharedHeap.create();
+  createWakeRings(heap, 1);
+  const member = new PoolMember(
+    heap,
+    0,
+    new Scheduler({ threadContext: false }),
+  );
+  try {
+    let off = 0;
+    (() => {
+      const array = SharedTensorArray.create(member);
+      array.write(0, Tensor.scalar(7, "float32"));
+      off = array.off;
+    })();
+    SharedTensorArray.retain(member, off); // as a spawned goroutine's blob does
+    await collectGarbage();
+    member.lock(); // a teardown due would run here
+    member.unlock();
+    assert(SharedTensorArray.create(member).off !== off, "freed while held");
+    SharedTensorArray.release(member, off);
+    assertEquals(SharedTensorArray.create(member).off, off);
+  } finally {
+    member.close();
+  }
 });

@@ -11,6 +11,8 @@ import {
   SharedChannel,
   type SharedCodec,
 } from "../../../scheduler/shared/shared_channel.ts";
+import { C_REFS } from "../../../scheduler/shared/_records.ts";
+import { collectGarbage } from "../../_helpers/collect_garbage.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { pairRun, soloRun, untilBlocked } from "./_pool_run.ts";
 
@@ -252,6 +254,54 @@ Deno.test("SharedChannel carries typed values through their codec", async () => 
       got.push(r.value);
     }
     assertEquals(got, players);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Lifetime
+
+Deno.test("SharedChannel: a channel no handle holds is torn down at the next lock, with the values left in its ring", async () => {
+  await soloRun(async ({ member }) => {
+    const discarded: number[] = [];
+    const codec: SharedCodec<number> = {
+      ...numberCodec,
+      discard: (heap, off) => void discarded.push(heap.f64[off >> 3]),
+    };
+    let off = 0;
+    (() => {
+      const ch = SharedChannel.create(member, 4, codec, -1);
+      for (const v of [1, 2, 3]) ch.send(v);
+      off = ch.off;
+    })();
+    await collectGarbage();
+    assertEquals(discarded, [], "nothing is freed before a lock");
+    SharedChannel.create(member, 0, numberCodec, 0); // locks: the teardown runs
+    assertEquals(discarded.sort(), [-1, 1, 2, 3]); // the zero value's too
+    // The record's block is free again: the next buffered channel takes it.
+    assertEquals(SharedChannel.create(member, 4, numberCodec, 0).off, off);
+  });
+});
+
+Deno.test("SharedChannel.retain() keeps a record no handle holds until release()", async () => {
+  await soloRun(async ({ member }) => {
+    let off = 0;
+    (() => {
+      off = SharedChannel.create(member, 0, numberCodec, 0).off;
+    })();
+    SharedChannel.retain(member, off); // as a spawned goroutine's blob does
+    await collectGarbage();
+    assert(SharedChannel.create(member, 0, numberCodec, 0).off !== off);
+    SharedChannel.release(member, off, numberCodec);
+    assertEquals(SharedChannel.create(member, 0, numberCodec, 0).off, off);
+  });
+});
+
+Deno.test("SharedChannel handles let go of nothing once the run has ended", async () => {
+  await soloRun(async ({ member }) => {
+    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    member.close();
+    SharedChannel.release(member, ch.off, numberCodec); // as a late finalizer
+    assertEquals(member.heap.i32[(ch.off >> 2) + C_REFS], 1);
   });
 });
 
