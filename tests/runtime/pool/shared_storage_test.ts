@@ -4,12 +4,10 @@
 import { assert, assertEquals, assertNotStrictEquals } from "@std/assert";
 import { allocate, LARGE_ELEMENTS } from "../../../kernels/allocate.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
-import { Scheduler } from "../../../scheduler/scheduler.ts";
-import { Global, SharedHeap } from "../../../scheduler/shared/heap.ts";
-import { PoolMember } from "../../../scheduler/shared/pool_member.ts";
-import { createWakeRings } from "../../../scheduler/shared/wake_ring.ts";
+import { Global, type SharedHeap } from "../../../scheduler/shared/heap.ts";
 import { SharedStorage } from "../../../runtime/pool/shared_storage.ts";
 import { tensorCodec } from "../../../runtime/pool/tensor_codec.ts";
+import { withStorage } from "./_member.ts";
 import {
   Executor,
   go,
@@ -19,25 +17,6 @@ import {
   send,
   uniformRandom,
 } from "../../../mod.ts";
-
-async function withStorage(
-  fn: (member: PoolMember, storage: SharedStorage) => void | Promise<void>,
-): Promise<void> {
-  const heap = SharedHeap.create();
-  createWakeRings(heap, 1);
-  const member = new PoolMember(
-    heap,
-    0,
-    new Scheduler({ threadContext: false }),
-  );
-  const storage = SharedStorage.install(member);
-  try {
-    await fn(member, storage);
-  } finally {
-    storage.uninstall();
-    member.close();
-  }
-}
 
 const refsOf = (heap: SharedHeap, block: number) => heap.i32[block >> 2];
 

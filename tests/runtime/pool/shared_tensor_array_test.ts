@@ -5,28 +5,11 @@
 import { assert, assertEquals } from "@std/assert";
 import { LARGE_ELEMENTS } from "../../../kernels/allocate.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
-import { Scheduler } from "../../../scheduler/scheduler.ts";
-import { Global, SharedHeap } from "../../../scheduler/shared/heap.ts";
-import { PoolMember } from "../../../scheduler/shared/pool_member.ts";
-import { createWakeRings } from "../../../scheduler/shared/wake_ring.ts";
+import { Global } from "../../../scheduler/shared/heap.ts";
 import { SharedStorage } from "../../../runtime/pool/shared_storage.ts";
 import { SharedTensorArray } from "../../../runtime/pool/shared_tensor_array.ts";
 import { collectGarbage } from "../../_helpers/collect_garbage.ts";
-
-function withMember(fn: (member: PoolMember) => void): void {
-  const heap = SharedHeap.create();
-  createWakeRings(heap, 1);
-  const member = new PoolMember(
-    heap,
-    0,
-    new Scheduler({ threadContext: false }),
-  );
-  try {
-    fn(member);
-  } finally {
-    member.close();
-  }
-}
+import { withMember, withStorage } from "./_member.ts";
 
 /** A large float32 tensor in private memory: 0, 1, 2, … */
 function privateLarge(): Tensor {
@@ -35,28 +18,23 @@ function privateLarge(): Tensor {
   return new Tensor("float32", [LARGE_ELEMENTS / 16, 16], data);
 }
 
-Deno.test("SharedTensorArray stores a large private tensor by reference to shared storage", () => {
-  withMember((member) => {
-    const storage = SharedStorage.install(member);
-    try {
-      const array = SharedTensorArray.create(member);
-      const t = privateLarge();
-      array.write(0, t);
-      const [a, b] = [array.read(0), array.snapshot()[0]!];
-      const memory = member.heap.memory;
-      const block = SharedStorage.blockOf(memory, a.data);
-      assert(block !== undefined, "the slot's tensor is not in the heap");
-      assertEquals(SharedStorage.blockOf(memory, b.data), block);
-      assertEquals(a.shape, t.shape);
-      assertEquals(a.item(LARGE_ELEMENTS - 1), LARGE_ELEMENTS - 1);
-    } finally {
-      storage.uninstall();
-    }
+Deno.test("SharedTensorArray stores a large private tensor by reference to shared storage", async () => {
+  await withStorage((member) => {
+    const array = SharedTensorArray.create(member);
+    const t = privateLarge();
+    array.write(0, t);
+    const [a, b] = [array.read(0), array.snapshot()[0]!];
+    const memory = member.heap.memory;
+    const block = SharedStorage.blockOf(memory, a.data);
+    assert(block !== undefined, "the slot's tensor is not in the heap");
+    assertEquals(SharedStorage.blockOf(memory, b.data), block);
+    assertEquals(a.shape, t.shape);
+    assertEquals(a.item(LARGE_ELEMENTS - 1), LARGE_ELEMENTS - 1);
   });
 });
 
-Deno.test("SharedTensorArray reads a slot holding a copy of a large tensor, with shared storage installed", () => {
-  withMember((member) => {
+Deno.test("SharedTensorArray reads a slot holding a copy of a large tensor, with shared storage installed", async () => {
+  await withMember((member) => {
     // Written before there is shared storage: the slot holds the elements.
     const array = SharedTensorArray.create(member);
     array.write(0, privateLarge());
@@ -81,15 +59,8 @@ Deno.test("SharedTensorArray reads a slot holding a copy of a large tensor, with
 });
 
 Deno.test("SharedTensorArray: an array no handle holds frees its record and its tensors at the next lock", async () => {
-  const heap = SharedHeap.create();
-  createWakeRings(heap, 1);
-  const member = new PoolMember(
-    heap,
-    0,
-    new Scheduler({ threadContext: false }),
-  );
-  const storage = SharedStorage.install(member);
-  try {
+  await withStorage(async (member) => {
+    const heap = member.heap;
     let off = 0;
     (() => {
       const array = SharedTensorArray.create(member);
@@ -103,21 +74,11 @@ Deno.test("SharedTensorArray: an array no handle holds frees its record and its 
     member.unlock();
     assertEquals(Atomics.load(heap.i32, Global.StorageBytes), 0);
     assertEquals(SharedTensorArray.create(member).off, off);
-  } finally {
-    storage.uninstall();
-    member.close();
-  }
+  });
 });
 
 Deno.test("SharedTensorArray.retain() keeps an array no handle holds until release()", async () => {
-  const heap = SharedHeap.create();
-  createWakeRings(heap, 1);
-  const member = new PoolMember(
-    heap,
-    0,
-    new Scheduler({ threadContext: false }),
-  );
-  try {
+  await withMember(async (member) => {
     let off = 0;
     (() => {
       const array = SharedTensorArray.create(member);
@@ -131,7 +92,5 @@ Deno.test("SharedTensorArray.retain() keeps an array no handle holds until relea
     assert(SharedTensorArray.create(member).off !== off, "freed while held");
     SharedTensorArray.release(member, off);
     assertEquals(SharedTensorArray.create(member).off, off);
-  } finally {
-    member.close();
-  }
+  });
 });
