@@ -275,9 +275,9 @@ export class PoolMember implements SharedActivity {
 
   /**
    * Runs `task` the next time this worker takes the lock, with the lock
-   * held: teardown that a finalizer finds due, which must not take the
-   * lock itself (a finalizer may run while an operation is between its
-   * encoding and its critical section).
+   * held: teardown that a finalizer finds due waits for a lock taken
+   * anyway, rather than taking it from the event loop, where waiting for
+   * another worker to release it would block this thread.
    *
    * @param task Work on the heap; it must not take the lock.
    */
