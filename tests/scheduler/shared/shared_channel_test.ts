@@ -297,7 +297,7 @@ Deno.test("SharedChannel.retain() keeps a record no handle holds until release()
 });
 
 Deno.test("SharedChannel handles let go of nothing once the run has ended", async () => {
-  await soloRun(async ({ member }) => {
+  await soloRun(({ member }) => {
     const ch = SharedChannel.create(member, 0, numberCodec, 0);
     member.close();
     SharedChannel.release(member, ch.off, numberCodec); // as a late finalizer
