@@ -28,18 +28,14 @@ import {
   type PoolMember,
   SharedWait,
 } from "../../scheduler/shared/pool_member.ts";
-import {
-  encode,
-  SharedChannel,
-} from "../../scheduler/shared/shared_channel.ts";
+import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
 import { runThreadBlock } from "../block_runner.ts";
 import { codeOfDType } from "../dtype_codes.ts";
-import { InternalError } from "../errors.ts";
 import { freeVariables } from "../free_variables.ts";
 import type { PreparedProgram } from "../prepare.ts";
 import { Scope } from "../scope.ts";
 import { type RunServices, threadContext } from "../thread_context.ts";
-import type { TensorArray, Value } from "../value.ts";
+import type { TensorArray } from "../value.ts";
 import { ParallelGemm } from "./parallel_gemm.ts";
 import { ParallelKernels } from "./parallel_kernels.ts";
 import { placeProgram, type ProgramPlacement } from "./placement.ts";
@@ -47,19 +43,13 @@ import { RowSplit } from "./row_split.ts";
 import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
+import { readCrossing, writeCrossing } from "./crossing_value.ts";
 
 /** The message that tells the main thread to print the log. */
 const PRINT_LOG = 0;
 
-// Value tags in a spawn blob.
-const UNSET = 0;
-const TENSOR = 1;
-const RAW = 2;
-const CHANNEL = 3;
-const ARRAY = 4;
-const NIL = 5;
-
-// A spawn blob's words before its values (two words each: tag, ref).
+// A spawn blob's words before its values (two words each: tag, ref;
+// crossing_value.ts).
 const S_BLOCK = 0;
 const S_KEY = 1;
 const S_GROUP = 2;
@@ -76,22 +66,6 @@ const G_PARKED = 3;
 const TRUE = Tensor.fromArray([true], "bool", [1]);
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-const rawCodec = {
-  byteLength: (_heap: PoolMember["heap"], v: readonly string[]) =>
-    4 + encoder.encode(JSON.stringify(v)).byteLength,
-  write(heap: PoolMember["heap"], off: number, v: readonly string[]) {
-    const bytes = encoder.encode(JSON.stringify(v));
-    heap.i32[off >> 2] = bytes.byteLength;
-    heap.u8.set(bytes, off + 4);
-  },
-  read(heap: PoolMember["heap"], off: number): readonly string[] {
-    heap.cover(off + 4);
-    const n = heap.i32[off >> 2];
-    heap.cover(off + 4 + n);
-    return JSON.parse(decoder.decode(heap.u8.slice(off + 4, off + 4 + n)));
-  },
-};
 
 /**
  * This worker's part of a pooled run.
@@ -347,7 +321,7 @@ export class PoolRun {
     m.lock();
     const heap = m.heap;
     const blob = heap.allocData((S_VALUES + 2 * names.length) * 4);
-    const refs = values.map((v) => this.#encodeValue(v));
+    const refs = values.map((v) => writeCrossing(m, v));
     const i32 = heap.i32;
     const b = blob >> 2;
     i32[b + S_BLOCK] = block;
@@ -438,7 +412,8 @@ export class PoolRun {
     const outer = this.#scopeChain(parentBlock);
     const child = new Scope(body.layout, outer);
     for (let k = 0; k < names.length; k++) {
-      const value = this.#decodeValue(
+      const value = readCrossing(
+        m,
         i32[b + S_VALUES + 2 * k],
         i32[b + S_VALUES + 2 * k + 1],
       );
@@ -500,57 +475,6 @@ export class PoolRun {
         }
       });
     }
-  }
-
-  // Precondition: lock held.
-  #encodeValue(v: Value): [number, number] {
-    const heap = this.member.heap;
-    if (v === undefined) return [UNSET, 0];
-    if (v === null) return [NIL, 0];
-    if (v instanceof Tensor) return [TENSOR, encode(heap, tensorCodec, v)];
-    if (v instanceof SharedChannel) {
-      SharedChannel.retain(this.member, v.off); // the blob's hold
-      return [CHANNEL, v.off];
-    }
-    if (v instanceof SharedTensorArray) {
-      SharedTensorArray.retain(this.member, v.off); // the blob's hold
-      return [ARRAY, v.off];
-    }
-    if (Array.isArray(v)) return [RAW, encode(heap, rawCodec, v)];
-    throw new InternalError("a value of one worker cannot cross to another");
-  }
-
-  #decodeValue(tag: number, ref: number): Value {
-    const m = this.member;
-    switch (tag) {
-      case UNSET:
-        return undefined;
-      case NIL:
-        return null;
-      case TENSOR: {
-        const t = tensorCodec.read(m.heap, ref);
-        tensorCodec.discard(m.heap, ref);
-        m.freeDataLater(ref);
-        return t;
-      }
-      case RAW: {
-        const raw = rawCodec.read(m.heap, ref);
-        m.freeDataLater(ref);
-        return raw;
-      }
-      case CHANNEL: {
-        // The handle takes a hold of its own; the blob's ends.
-        const channel = new SharedChannel(m, ref, tensorCodec);
-        SharedChannel.release(m, ref, tensorCodec);
-        return channel;
-      }
-      case ARRAY: {
-        const array = new SharedTensorArray(m, ref);
-        SharedTensorArray.release(m, ref);
-        return array;
-      }
-    }
-    throw new InternalError(`spawn: unknown value tag ${tag}`);
   }
 }
 
