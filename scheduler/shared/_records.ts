@@ -48,11 +48,20 @@ export const C_SENDQ = 10;
 export const C_REFS = 12;
 /** Where the record's block starts (a buffered record is aligned within). */
 export const C_BLOCK = 13;
+/**
+ * Unbuffered channels: the rendezvous slot (shared_channel.ts). 0 when
+ * both queues are empty, the channel is open and no locked operation is
+ * under way; then a receiver that polls may publish its waiter here, for a
+ * sender to complete without the lock. SLOT_FROZEN otherwise.
+ */
+export const C_SLOT = 14;
+/** The slot's value while it may not be used. */
+export const SLOT_FROZEN = -1;
 /** Buffered channels: the ring's sides (see _ring.ts). */
 export const C_TAIL = 16;
 export const C_FREE = 17;
 export const C_HEAD = 32;
-export const UNBUFFERED_BYTES = 14 * 4;
+export const UNBUFFERED_BYTES = 15 * 4;
 export const BUFFERED_BYTES = 48 * 4;
 
 // A waiter record's words.
@@ -128,6 +137,47 @@ export const S_WAITERS = 4;
  */
 export function newWaiter(member: PoolMember, kind: number): number {
   const w = member.spares.pop() ?? member.heap.allocControl(WAITER_BYTES);
+  initWaiter(member, w, kind);
+  return w;
+}
+
+/**
+ * A spare waiter record of `member`'s made ready as `newWaiter` makes one,
+ * or 0 when the worker has none. Needs no lock: a spare is in no queue,
+ * and no other worker refers to it.
+ *
+ * @param member This worker.
+ * @param kind RECV or SEND.
+ * @returns The waiter, or 0.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "../scheduler.ts";
+ * import { SharedHeap } from "./heap.ts";
+ * import { PoolMember } from "./pool_member.ts";
+ * import { createWakeRings } from "./wake_ring.ts";
+ * import { dropWaiter, newWaiter, RECV, spareWaiter } from "./_records.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * createWakeRings(heap, 1);
+ * const member = new PoolMember(heap, 0, new Scheduler({ threadContext: false }));
+ * assertEquals(spareWaiter(member, RECV), 0);
+ * member.lock();
+ * const w = newWaiter(member, RECV);
+ * member.unlock();
+ * dropWaiter(member, w);
+ * assertEquals(spareWaiter(member, RECV), w);
+ * ```
+ */
+export function spareWaiter(member: PoolMember, kind: number): number {
+  const w = member.spares.pop();
+  if (w === undefined) return 0;
+  initWaiter(member, w, kind);
+  return w;
+}
+
+function initWaiter(member: PoolMember, w: number, kind: number): void {
   const i32 = member.heap.i32;
   const wi = w >> 2;
   i32[wi + W_NEXT] = 0;
@@ -139,7 +189,6 @@ export function newWaiter(member: PoolMember, kind: number): number {
   i32[wi + W_TOKEN] = NO_TOKEN;
   i32[wi + W_SELECT] = 0;
   i32[wi + W_CASE] = 0;
-  return w;
 }
 
 /**

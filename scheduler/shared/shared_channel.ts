@@ -6,9 +6,11 @@
 // Two paths. While nobody waits on a buffered channel, its senders and
 // receivers use its ring without the heap's lock (_ring.ts): a stream
 // between two workers costs a few shared cache lines per value and no
-// allocation. Everything else (unbuffered channels, waiting, hand-off to a
-// waiter, close, select) is one critical section under the heap's lock,
-// with the ring frozen, so the ladders below read as channel.ts's do.
+// allocation. An unbuffered channel's receiver that polls waits in a
+// rendezvous slot, where a sender completes it without the lock
+// (_rendezvous.ts). Everything else (waiting, hand-off to a queued waiter,
+// close, select) is one critical section under the heap's lock, with the
+// ring or the slot frozen, so the ladders below read as channel.ts's do.
 //
 // Values travel in value areas (_values.ts), inline when small. A
 // channel's handle on a worker is a small object naming the record;
@@ -41,6 +43,13 @@ import {
 } from "./_ladders.ts";
 import { waitOn } from "./_parking.ts";
 import {
+  freezeSlot,
+  handOff,
+  MISSED,
+  receiveBySlot,
+  thawSlot,
+} from "./_rendezvous.ts";
+import {
   BUFFERED_BYTES,
   C_BLOCK,
   C_CAP,
@@ -50,6 +59,7 @@ import {
   C_REFS,
   C_RING_BLOCK,
   C_SENDQ,
+  C_SLOT,
   C_TAG,
   C_ZERO,
   RECV,
@@ -147,6 +157,8 @@ export class SharedChannel<T> {
   // The polls of #pushNow and #takeNow, made once.
   readonly #canPush = () => canPushHint(this.member.heap, this.#c);
   readonly #canTake = () => canTakeHint(this.member.heap, this.#c);
+  readonly #slotUsed = () =>
+    Atomics.load(this.member.heap.i32, this.#c + C_SLOT) !== 0;
 
   /**
    * A handle on an existing channel record.
@@ -293,8 +305,9 @@ export class SharedChannel<T> {
   send(value: T, options?: SharedOpOptions): void | Promise<void> {
     const m = this.member;
     encodeValue(m, this.codec, value, m.scratch, false);
-    // Nobody waits on the ring and it has room: no lock.
-    if (this.buffered && this.#pushNow(true)) return;
+    // Nobody waits on the ring and it has room, or a receiver waits in the
+    // rendezvous slot: no lock.
+    if (this.buffered ? this.#pushNow(true) : this.#handOffNow()) return;
     // Else the ladder, under the lock; then, if it must, wait.
     m.lock();
     this.freeze();
@@ -342,6 +355,10 @@ export class SharedChannel<T> {
     if (this.buffered && this.#takeNow()) {
       return takeValue(m, this.codec, m.scratch);
     }
+    if (!this.buffered && m.aloneHere()) {
+      const r = receiveBySlot(this, options?.thread, false);
+      if (r !== MISSED) return r as T | Promise<T>;
+    }
     return this.#recvLocked(options, false) as T | Promise<T>;
   }
 
@@ -356,6 +373,10 @@ export class SharedChannel<T> {
     const m = this.member;
     if (this.buffered && this.#takeNow()) {
       return { value: takeValue(m, this.codec, m.scratch), ok: true };
+    }
+    if (!this.buffered && m.aloneHere()) {
+      const r = receiveBySlot(this, options?.thread, true);
+      if (r !== MISSED) return r as RecvResult<T> | Promise<RecvResult<T>>;
     }
     return this.#recvLocked(options, true) as
       | RecvResult<T>
@@ -381,14 +402,22 @@ export class SharedChannel<T> {
   // The slow path's steps (with _ladders.ts), for this file and select:
   // each needs the lock held and the ring frozen (between freeze and thaw).
 
-  /** Freezes the ring (lock held); does nothing to an unbuffered channel. */
+  /**
+   * Freezes the ring, or an unbuffered channel's rendezvous slot (lock
+   * held).
+   */
   freeze(): void {
     if (this.buffered) freeze(this.member.heap, this.#c);
+    else freezeSlot(this.member.heap, this.#c);
   }
 
-  /** Thaws the ring, setting its SLOW bits from the queues (lock held). */
+  /**
+   * Thaws the ring, setting its SLOW bits from the queues, or reopens the
+   * slot if nobody waits (lock held).
+   */
   thaw(): void {
     if (this.buffered) thaw(this.member.heap, this.#c);
+    else thawSlot(this.member.heap, this.#c);
   }
 
   /**
@@ -412,6 +441,20 @@ export class SharedChannel<T> {
       if (m.spinner.until(this.#canPush)) r = pushFast(heap, c, m.scratch);
     }
     return r === FAST_DONE;
+  }
+
+  // The lock-free hand-off of the value in scratch to a receiver in the
+  // rendezvous slot; when the slot is open and nothing else can run here,
+  // polls a while for a receiver to come to it.
+  #handOffNow(): boolean {
+    const m = this.member;
+    const heap = m.heap;
+    const c = this.#c;
+    if (handOff(heap, c, m.scratch)) return true;
+    if (Atomics.load(heap.i32, c + C_SLOT) !== 0 || !m.aloneHere()) {
+      return false;
+    }
+    return m.spinner.until(this.#slotUsed) && handOff(heap, c, m.scratch);
   }
 
   // The lock-free receive into scratch, polling like #pushNow.

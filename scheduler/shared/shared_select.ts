@@ -188,13 +188,14 @@ export function selectShared(
   return wait.promise;
 }
 
-// Freezes the rings of the cases' channels, each once (a channel may come
-// twice, through one handle or two). Precondition: lock held.
+// Freezes the cases' channels (rings and rendezvous slots), each once (a
+// channel may come twice, through one handle or two). Precondition: lock
+// held.
 function freezeAll(cases: readonly SharedCase[]): SharedChannel<unknown>[] {
   const frozen: SharedChannel<unknown>[] = [];
   for (const c of cases) {
     const ch = c.recv ?? c.send;
-    if (ch == null || !ch.buffered) continue;
+    if (ch == null) continue;
     if (frozen.some((f) => f.off === ch.off)) continue;
     ch.freeze();
     frozen.push(ch);

@@ -326,6 +326,28 @@ Deno.test("SharedChannel streams 10,000 values from a Worker through a cap-16 bu
   );
 });
 
+Deno.test("SharedChannel wakes a receiver that waited in the rendezvous slot past its polling", async () => {
+  // The Worker's receives outlast its polling (a few µs): each parks, and
+  // the main thread's later send must find and wake it.
+  const count = 20;
+  let ping!: SharedChannel<number>;
+  let pong!: SharedChannel<number>;
+  await pairRun(
+    ({ member }) => {
+      ping = SharedChannel.create(member, 0, numberCodec, 0);
+      pong = SharedChannel.create(member, 0, numberCodec, 0);
+      return { kind: "pingpong", ping: ping.off, pong: pong.off, count };
+    },
+    async (_, main) => {
+      for (let i = 0; i < count; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        await ping.send(i, { thread: main });
+        assertEquals(await pong.recv({ thread: main }), i + 1);
+      }
+    },
+  );
+});
+
 Deno.test("SharedChannel ping-pongs 1,000 round trips with a Worker unbuffered", async () => {
   const count = 1000;
   let ping!: SharedChannel<number>;

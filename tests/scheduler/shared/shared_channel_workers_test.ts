@@ -95,12 +95,18 @@ Deno.test("SharedChannel carries inline and blob values across a Worker in order
 Deno.test("SharedChannel gives each value to exactly one of two receivers on two workers, in order for each", async () => {
   // The main thread sends 0..n-1 on `a`; the Worker and a main-side
   // thread both receive from it, the Worker relaying what it gets on `b`.
-  const n = 20_000;
+  // Unbuffered, the Worker receives through the rendezvous slot and the
+  // main-side receiver through the queue.
+  for (const cap of [8, 0]) await twoReceivers(cap);
+});
+
+async function twoReceivers(cap: number): Promise<void> {
+  const n = cap === 0 ? 5_000 : 20_000;
   let a!: SharedChannel<number>;
   let b!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      a = SharedChannel.create(member, 8, numberCodec, 0);
+      a = SharedChannel.create(member, cap, numberCodec, 0);
       b = SharedChannel.create(member, 8, numberCodec, 0);
       return { kind: "relay", from: a.off, to: b.off };
     },
@@ -124,7 +130,7 @@ Deno.test("SharedChannel gives each value to exactly one of two receivers on two
     },
     15_000,
   );
-});
+}
 
 Deno.test("SharedChannel keeps FIFO order for senders on two workers sharing the tail", async () => {
   const n = 20_000;
@@ -192,7 +198,7 @@ Deno.test("SharedChannel keeps FIFO order when selects join and leave the stream
 });
 
 Deno.test("SharedChannel.close() racing with a Worker's sends loses no sent value and delivers none after the zero", async () => {
-  for (const cap of [1, 4, 64]) {
+  for (const cap of [0, 1, 4, 64]) {
     let ch!: SharedChannel<number>;
     let report!: SharedChannel<number>;
     await pairRun(

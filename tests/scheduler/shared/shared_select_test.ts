@@ -241,3 +241,44 @@ Deno.test({
     await doubleSelect(10, 0, 3000);
   },
 });
+
+Deno.test("selectShared() sends to a receiver waiting in an unbuffered channel's rendezvous slot, each value once", async () => {
+  // The Worker relays `a` (unbuffered: it waits in the slot, polling) to
+  // `b`; the main thread select-sends on `a` or on a channel nobody reads.
+  const n = 2000;
+  let a!: SharedChannel<number>;
+  let b!: SharedChannel<number>;
+  await pairRun(
+    ({ member }) => {
+      a = SharedChannel.create(member, 0, numberCodec, 0);
+      b = SharedChannel.create(member, 4, numberCodec, 0);
+      return { kind: "relay", from: a.off, to: b.off };
+    },
+    async ({ member, scheduler }, main) => {
+      const idle = SharedChannel.create(member, 0, numberCodec, 0);
+      const random = new Random(5);
+      const got: number[] = [];
+      const reader = scheduler.go(async (t) => {
+        for (;;) {
+          const r = await b.recvOk({ thread: t });
+          if (!r.ok) return;
+          got.push(r.value);
+        }
+      });
+      for (let i = 0; i < n; i++) {
+        const r = await selectShared(
+          member,
+          [{ send: idle, value: -1 }, { send: a, value: i }],
+          random,
+          main,
+        );
+        assertEquals(r.index, 1);
+      }
+      a.close();
+      await reader.done;
+      assertEquals(got, Array.from({ length: n }, (_, i) => i));
+      assert(!hasWaiters(idle));
+    },
+    15_000,
+  );
+});
