@@ -58,6 +58,9 @@ export class RunState {
   ended = false;
   /** Set when the run spans workers; see the invariants. */
   shared: SharedActivity | undefined = undefined;
+  #isBusy = false;
+  #prevBusy: RunState | undefined = undefined;
+  #nextBusy: RunState | undefined = undefined;
   /** Runs at the end of each time slice, before the host event loop. */
   onSlice: (() => void) | undefined = undefined;
   /** True while a deadlock check is queued, or forever when no run can fail. */
@@ -133,7 +136,18 @@ export class RunState {
   }
 
   /** Ends the run: no more checks, timers or wake-ups. */
+  /** Counts a thread added to the live list. */
+  addLive(): void {
+    if (this.live++ === 0 && !this.ended) this.#busy(true);
+  }
+
+  /** Uncounts a thread taken off the live list. */
+  removeLive(): void {
+    if (--this.live === 0) this.#busy(false);
+  }
+
   end(): void {
+    this.#busy(false);
     this.ended = true;
     this.checkQueued = true;
     this.#onDeadlock = undefined;
@@ -142,10 +156,46 @@ export class RunState {
     this.timers.clear();
   }
 
+  // Joins or leaves the runs with live threads (see the end of the file).
+  #busy(yes: boolean): void {
+    if (yes === this.#isBusy) return;
+    this.#isBusy = yes;
+    if (yes) {
+      this.#nextBusy = busyHead;
+      if (busyHead !== undefined) busyHead.#prevBusy = this;
+      busyHead = this;
+      busyCount++;
+      return;
+    }
+    const prev = this.#prevBusy, next = this.#nextBusy;
+    if (prev === undefined) busyHead = next;
+    else prev.#nextBusy = next;
+    if (next !== undefined) next.#prevBusy = prev;
+    this.#prevBusy = this.#nextBusy = undefined;
+    busyCount--;
+  }
+
   #check(): void {
     this.#checkHandle = undefined;
     this.checkQueued = false;
     if (this.ended || this.pending > 0) return;
     if (this.live > 0 && this.blocked === this.live) this.#onDeadlock?.();
   }
+}
+
+// The runs that have live threads and have not ended, linked through
+// their #prevBusy/#nextBusy fields (a transition costs a few writes, which
+// a thread that spawns and finishes alone pays each time), and how many:
+// while exactly one has any, a thread that names no PRNG most likely
+// belongs to it (`currentRandom`), so it need not be looked up.
+let busyHead: RunState | undefined;
+let busyCount = 0;
+
+/**
+ * The only run with live threads, if exactly one has any.
+ *
+ * @returns The run, or `undefined`.
+ */
+export function soleBusyRun(): RunState | undefined {
+  return busyCount === 1 ? busyHead : undefined;
 }

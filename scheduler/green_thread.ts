@@ -436,7 +436,7 @@ export class GreenThread {
     if (run.liveTail === undefined) run.liveHead = this;
     else run.liveTail.#nextLive = this;
     run.liveTail = this;
-    run.live++;
+    run.addLive();
     run.shared?.changed(1);
   }
 
@@ -457,7 +457,7 @@ export class GreenThread {
     if (next === undefined) run.liveTail = prev;
     else next.#prevLive = prev;
     this.#prevLive = this.#nextLive = undefined;
-    run.live--;
+    run.removeLive();
     this.#status = "done";
     this.#parked = undefined;
     // Counted once the thread is off the list, so that the worker sees

@@ -32,7 +32,7 @@ import {
 } from "./green_thread.ts";
 import { Deadlock, Panic } from "./panic.ts";
 import { Random } from "./random.ts";
-import { RunState } from "./_run_state.ts";
+import { RunState, soleBusyRun } from "./_run_state.ts";
 import { formatThreadDump } from "./thread_dump.ts";
 
 /** Options for {@linkcode Scheduler}. */
@@ -240,8 +240,6 @@ export class Scheduler {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.#settle = Promise.withResolvers<void>();
-    runsInProgress++;
-    soleRun = runsInProgress === 1 ? this : undefined;
     this.#run.detect(() => this.#deadlock());
     this.#main = GreenThread.create(this.#run, 1, undefined, undefined);
     this.#spawn(this.#main, main);
@@ -506,8 +504,6 @@ export class Scheduler {
     if (settle === undefined) return; // already ended
     const run = this.#run;
     run.end();
-    runsInProgress--;
-    if (soleRun === this) soleRun = undefined;
     if (this.#yieldHandle !== undefined) clearImmediate(this.#yieldHandle);
     // Abandon the other threads: unlink their waiters, so no channel keeps
     // a waiter that can never resume.
@@ -539,14 +535,12 @@ export class Scheduler {
 }
 
 let fallback: Scheduler | undefined;
-// The runs in progress, and the one when there is exactly one.
-let runsInProgress = 0;
-let soleRun: Scheduler | undefined;
 
 /**
  * The PRNG for an operation that names neither its thread nor a PRNG: while
- * exactly one run is in progress (the usual case) that run's, found without
- * looking up the calling thread; else {@linkcode currentScheduler}'s.
+ * exactly one scheduler has live threads (the usual case) that scheduler's,
+ * found without looking up the calling thread; else
+ * {@linkcode currentScheduler}'s.
  *
  * @returns A PRNG.
  *
@@ -562,7 +556,7 @@ let soleRun: Scheduler | undefined;
  * ```
  */
 export function currentRandom(): Random {
-  return soleRun !== undefined ? soleRun.random : currentScheduler().random;
+  return soleBusyRun()?.random ?? currentScheduler().random;
 }
 
 /**

@@ -15,11 +15,13 @@ import {
   go,
   type GreenThread,
   Panic,
+  type Random,
   run,
   Scheduler,
   select,
   sleep,
 } from "../../scheduler/mod.ts";
+import { currentRandom } from "../../scheduler/scheduler.ts";
 import { within } from "../_helpers/within.ts";
 import { settle } from "./_settle.ts";
 
@@ -340,6 +342,28 @@ Deno.test("Scheduler.random is seeded by SchedulerOptions.seed", () => {
   assertEquals(a.seed, 9);
   assertEquals(a.random.nextUint32(), b.random.nextUint32());
   assert(Number.isInteger(new Scheduler().seed));
+});
+
+Deno.test("currentRandom() is the calling thread's scheduler's PRNG, whether one scheduler or two have threads", async () => {
+  const a = new Scheduler({ seed: 1 });
+  const b = new Scheduler({ seed: 2 });
+  const seen: Random[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => release = resolve);
+  // Threads started without a run: `a` alone has live threads.
+  const first = a.go(async () => {
+    seen.push(currentRandom());
+    await gate;
+    seen.push(currentRandom());
+  });
+  await settle();
+  // Now `b` has one too: each thread's own scheduler is looked up.
+  const second = b.go(() => void seen.push(currentRandom()));
+  await second.done;
+  release();
+  await first.done;
+  assertEquals(seen.length, 3);
+  assert(seen[0] === a.random && seen[1] === b.random && seen[2] === a.random);
 });
 
 // ---------------------------------------------------------------------------
