@@ -21,6 +21,7 @@
 //   instructions that takes).
 
 import type { GreenThread } from "../green_thread.ts";
+import { Panic } from "../panic.ts";
 import { channelOutcome, ChannelWait } from "./_parking.ts";
 import {
   C_CLOSED,
@@ -105,6 +106,8 @@ export function handOff(heap: SharedHeap, c: number, from: number): boolean {
  * @returns The outcome (see `channelOutcome`), a promise of it, or MISSED
  * when the slot is frozen or taken, or the worker has no spare waiter:
  * then receive under the lock.
+ * @throws {Panic} When a sender took the waiter and its worker stopped
+ * before completing it.
  */
 export function receiveBySlot<T>(
   channel: SharedChannel<T>,
@@ -134,8 +137,27 @@ export function receiveBySlot<T>(
     }
     channel.thaw();
     m.unlock();
-    // A sender took it from the slot and is storing the state.
-    while (Atomics.load(i32, state) === WAITING) { /* a few instructions */ }
+    awaitHandOff(i32, state, thread);
   }
   return channelOutcome(channel, w, withOk, thread);
+}
+
+// How long an owner waits for a sender that took its waiter from the slot
+// to store the state: a few instructions, unless the sender's worker died
+// in between, when the run must fail rather than hang.
+const STALL_MS = 1000;
+
+function awaitHandOff(
+  i32: Int32Array,
+  state: number,
+  thread: GreenThread | undefined,
+): void {
+  const start = performance.now();
+  for (let i = 1; Atomics.load(i32, state) === WAITING; i++) {
+    if ((i & 1023) === 0 && performance.now() - start > STALL_MS) {
+      throw new Panic("a worker stopped while handing over a value", {
+        thread,
+      });
+    }
+  }
 }
