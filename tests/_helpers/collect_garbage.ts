@@ -21,3 +21,21 @@ export async function collectGarbage(): Promise<void> {
   gc();
   await new Promise((resolve) => setTimeout(resolve, 0));
 }
+
+/**
+ * Collects garbage until `done()` holds, at most `tries` times: V8 may keep
+ * a dead object through one collection (a register or a stack slot still
+ * naming it), so a test waits for the effect it expects, not for one
+ * collection.
+ *
+ * @param done Whether the finalizers the test waits for have run.
+ * @param tries The most collections.
+ * @returns Whether `done()` held in the end.
+ */
+export async function collectGarbageUntil(
+  done: () => boolean,
+  tries = 20,
+): Promise<boolean> {
+  for (let i = 0; i < tries && !done(); i++) await collectGarbage();
+  return done();
+}

@@ -8,7 +8,7 @@ import { Tensor } from "../../../kernels/tensor.ts";
 import { Global } from "../../../scheduler/shared/heap.ts";
 import { SharedStorage } from "../../../runtime/pool/shared_storage.ts";
 import { SharedTensorArray } from "../../../runtime/pool/shared_tensor_array.ts";
-import { collectGarbage } from "../../_helpers/collect_garbage.ts";
+import { collectGarbageUntil } from "../../_helpers/collect_garbage.ts";
 import { withMember, withStorage } from "./_member.ts";
 
 /** A large float32 tensor in private memory: 0, 1, 2, … */
@@ -69,10 +69,13 @@ Deno.test("SharedTensorArray: an array no handle holds frees its record and its 
       off = array.off;
     })();
     assert(Atomics.load(heap.i32, Global.StorageBytes) > 0);
-    await collectGarbage();
-    member.lock(); // the teardown runs
-    member.unlock();
-    assertEquals(Atomics.load(heap.i32, Global.StorageBytes), 0);
+    // Each collection's finalizers leave the teardown to the next lock.
+    const freed = await collectGarbageUntil(() => {
+      member.lock();
+      member.unlock();
+      return Atomics.load(heap.i32, Global.StorageBytes) === 0;
+    });
+    assert(freed, "the array's tensors were never freed");
     assertEquals(SharedTensorArray.create(member).off, off);
   });
 });
@@ -86,7 +89,8 @@ Deno.test("SharedTensorArray.retain() keeps an array no handle holds until relea
       off = array.off;
     })();
     SharedTensorArray.retain(member, off); // as a spawned goroutine's blob does
-    await collectGarbage();
+    const refs = () => member.heap.i32[(off >> 2) + 3]; // the record's holds
+    assert(await collectGarbageUntil(() => refs() === 1), "never collected");
     member.lock(); // a teardown due would run here
     member.unlock();
     assert(SharedTensorArray.create(member).off !== off, "freed while held");

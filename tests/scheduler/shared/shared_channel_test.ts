@@ -12,7 +12,7 @@ import {
   type SharedCodec,
 } from "../../../scheduler/shared/shared_channel.ts";
 import { C_REFS } from "../../../scheduler/shared/_records.ts";
-import { collectGarbage } from "../../_helpers/collect_garbage.ts";
+import { collectGarbageUntil } from "../../_helpers/collect_garbage.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { pairRun, soloRun, untilBlocked } from "./_pool_run.ts";
 
@@ -273,7 +273,8 @@ Deno.test("SharedChannel: a channel no handle holds is torn down at the next loc
       for (const v of [1, 2, 3]) ch.send(v);
       off = ch.off;
     })();
-    await collectGarbage();
+    const refs = () => member.heap.i32[(off >> 2) + C_REFS];
+    assert(await collectGarbageUntil(() => refs() === 0), "never collected");
     assertEquals(discarded, [], "nothing is freed before a lock");
     SharedChannel.create(member, 0, numberCodec, 0); // locks: the teardown runs
     assertEquals(discarded.sort(), [-1, 1, 2, 3]); // the zero value's too
@@ -289,7 +290,8 @@ Deno.test("SharedChannel.retain() keeps a record no handle holds until release()
       off = SharedChannel.create(member, 0, numberCodec, 0).off;
     })();
     SharedChannel.retain(member, off); // as a spawned goroutine's blob does
-    await collectGarbage();
+    const refs = () => member.heap.i32[(off >> 2) + C_REFS];
+    assert(await collectGarbageUntil(() => refs() === 1), "never collected");
     assert(SharedChannel.create(member, 0, numberCodec, 0).off !== off);
     SharedChannel.release(member, off, numberCodec);
     assertEquals(SharedChannel.create(member, 0, numberCodec, 0).off, off);
