@@ -99,8 +99,10 @@ Deno.test("Scheduler.run() ends when main returns, abandoning the other threads"
         await ch.recv();
         woke = true;
       });
+      // Long enough that the run surely ends first, even on a loaded
+      // machine where the macrotask below comes late.
       s.go(async () => {
-        await sleep(5);
+        await sleep(100);
         woke = true;
       });
       await settle();
@@ -108,7 +110,7 @@ Deno.test("Scheduler.run() ends when main returns, abandoning the other threads"
   );
   // The abandoned receiver's waiter is gone, and nothing wakes later.
   assertEquals(ch.trySend(1), false);
-  await new Promise((r) => setTimeout(r, 15));
+  await new Promise((r) => setTimeout(r, 150));
   assertEquals(woke, false);
 });
 
@@ -309,15 +311,16 @@ Deno.test("Scheduler.yieldSlice() returns undefined until the slice is over", as
     assertEquals(s.yieldSlice(), undefined);
     let yields = 0;
     const t0 = performance.now();
-    while (performance.now() - t0 < 30) {
+    while (performance.now() - t0 < 60) {
       const y = s.yieldSlice();
       if (y) {
         yields++;
         await y;
       }
     }
-    // About one yield per 4 ms slice.
-    assert(yields >= 2 && yields <= 15, `${yields} yields in 30 ms`);
+    // About one yield per 4 ms slice: some, and far fewer than the calls
+    // (a loaded machine may run the loop less often).
+    assert(yields >= 1 && yields <= 20, `${yields} yields in 60 ms`);
   });
 });
 
