@@ -3,6 +3,7 @@
 
 /// <reference no-default-lib="true" />
 /// <reference lib="deno.worker" />
+import { recvBySlot, sendBySlot } from "./_handoff_slot.ts";
 
 self.onmessage = (event: MessageEvent) => {
   const { words, trips, rounds, DATA, BACK, WORKER } = event.data as {
@@ -15,21 +16,8 @@ self.onmessage = (event: MessageEvent) => {
   };
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < trips; i++) {
-      for (;;) {
-        const w = Atomics.load(words, DATA);
-        if (w !== 0 && Atomics.compareExchange(words, DATA, w, 0) === w) {
-          words[w + 1] = i;
-          Atomics.store(words, w, 1);
-          break;
-        }
-      }
-      while (Atomics.compareExchange(words, BACK, 0, WORKER) !== 0) {
-        /* spin */
-      }
-      while (Atomics.load(words, WORKER) === 0) {
-        /* spin */
-      }
-      Atomics.store(words, WORKER, 0);
+      sendBySlot(words, DATA, i);
+      recvBySlot(words, BACK, WORKER);
     }
   }
 };

@@ -7,6 +7,8 @@
 //
 //   deno run -A bench/handoff_model.ts [round trips]
 
+import { recvBySlot, sendBySlot } from "./_handoff_slot.ts";
+
 const trips = Number(Deno.args[0] ?? 200_000);
 const words = new Int32Array(new SharedArrayBuffer(4096));
 // Word offsets, 64 bytes apart: the slot of "data" (worker → main), the
@@ -19,31 +21,12 @@ const worker = new Worker(
 );
 worker.postMessage({ words, trips, rounds: 5, DATA, BACK, WORKER });
 
-// Waits in `slot` with waiter `me` until a sender completes it.
-function recv(slot: number, me: number): number {
-  while (Atomics.compareExchange(words, slot, 0, me) !== 0) { /* spin */ }
-  while (Atomics.load(words, me) === 0) { /* spin */ }
-  const v = words[me + 1];
-  Atomics.store(words, me, 0);
-  return v;
-}
-
-// Completes the waiter that comes to `slot` with `v`.
-function send(slot: number, v: number): void {
-  for (;;) {
-    const w = Atomics.load(words, slot);
-    if (w !== 0 && Atomics.compareExchange(words, slot, w, 0) === w) {
-      words[w + 1] = v;
-      Atomics.store(words, w, 1);
-      return;
-    }
-  }
-}
-
 const times: number[] = [];
 for (let round = 0; round < 5; round++) {
   const t0 = performance.now();
-  for (let i = 0; i < trips; i++) send(BACK, recv(DATA, MAIN));
+  for (let i = 0; i < trips; i++) {
+    sendBySlot(words, BACK, recvBySlot(words, DATA, MAIN));
+  }
   times.push((performance.now() - t0) * 1000 / trips);
 }
 worker.terminate();

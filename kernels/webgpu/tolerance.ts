@@ -43,6 +43,8 @@
 // within its accumulation error of 65520 may round either way, as a
 // float32 one near 3.4e38 may.
 
+import { COMPARE_KINDS } from "../device.ts";
+
 /** An allowed difference between a GPU value and the CPU's. */
 export type Tolerance =
   /** The same float32 bits (or the same integer or bool). */
@@ -78,12 +80,7 @@ const EXACTLY_ROUNDED: Readonly<Record<string, Tolerance>> = Object.fromEntries(
     "mul",
     "max",
     "min",
-    "less_than",
-    "less_equal",
-    "greater_than",
-    "greater_equal",
-    "equal",
-    "not_equal",
+    ...COMPARE_KINDS,
     "relu",
     "abs",
     "square",
@@ -107,6 +104,7 @@ const EXACTLY_ROUNDED: Readonly<Record<string, Tolerance>> = Object.fromEntries(
  * assertEquals(TOLERANCE.matmul.kind, "scaled");
  * ```
  */
+
 export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
   // Data movement copies 32-bit words; cast computes on bits (cast.ts).
   ...EXACTLY_ROUNDED,

@@ -104,8 +104,8 @@ export function handOff(heap: SharedHeap, c: number, from: number): boolean {
  * @param thread The receiving thread.
  * @param withOk Whether the outcome reports `ok`.
  * @returns The outcome (see `channelOutcome`), a promise of it, or MISSED
- * when the slot is frozen or taken, or the worker has no spare waiter:
- * then receive under the lock.
+ * when the slot is frozen or taken, another thread could run here, or the
+ * worker has no spare waiter: then receive under the lock.
  * @throws {Panic} When a sender took the waiter and its worker stopped
  * before completing it.
  */
@@ -117,7 +117,7 @@ export function receiveBySlot<T>(
   const m = channel.member;
   const i32 = m.heap.i32;
   const c = channel.off >> 2;
-  if (Atomics.load(i32, c + C_SLOT) !== 0) return MISSED;
+  if (Atomics.load(i32, c + C_SLOT) !== 0 || !m.aloneHere()) return MISSED;
   const w = spareWaiter(m, RECV);
   if (w === 0) return MISSED;
   if (Atomics.compareExchange(i32, c + C_SLOT, 0, w) !== 0) {

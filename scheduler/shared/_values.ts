@@ -198,12 +198,8 @@ export function takeValue<T>(
   codec: SharedCodec<T>,
   area: number,
 ): T {
-  const heap = member.heap;
-  const blob = heap.i32[area + V_BLOB];
-  const off = blob !== 0 ? blob : (area + V_INLINE) << 2;
-  const value = codec.read(heap, off);
-  codec.discard?.(heap, off);
-  if (blob !== 0) member.freeDataLater(blob);
+  const value = codec.read(member.heap, valueAt(member.heap, area));
+  discardValue(member, codec, area);
   return value;
 }
 
@@ -245,7 +241,14 @@ export function discardValue<T>(
   area: number,
 ): void {
   const heap = member.heap;
+  codec.discard?.(heap, valueAt(heap, area));
   const blob = heap.i32[area + V_BLOB];
-  codec.discard?.(heap, blob !== 0 ? blob : (area + V_INLINE) << 2);
   if (blob !== 0) member.freeDataLater(blob);
+}
+
+// Where the value of area `area` starts: its blob, or the area's inline
+// bytes.
+function valueAt(heap: SharedHeap, area: number): number {
+  const blob = heap.i32[area + V_BLOB];
+  return blob !== 0 ? blob : (area + V_INLINE) << 2;
 }

@@ -355,7 +355,7 @@ export class SharedChannel<T> {
     if (this.buffered && this.#takeNow()) {
       return takeValue(m, this.codec, m.scratch);
     }
-    if (!this.buffered && m.aloneHere()) {
+    if (!this.buffered) {
       const r = receiveBySlot(this, options?.thread, false);
       if (r !== MISSED) return r as T | Promise<T>;
     }
@@ -374,7 +374,7 @@ export class SharedChannel<T> {
     if (this.buffered && this.#takeNow()) {
       return { value: takeValue(m, this.codec, m.scratch), ok: true };
     }
-    if (!this.buffered && m.aloneHere()) {
+    if (!this.buffered) {
       const r = receiveBySlot(this, options?.thread, true);
       if (r !== MISSED) return r as RecvResult<T> | Promise<RecvResult<T>>;
     }

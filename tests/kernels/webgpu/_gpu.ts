@@ -91,6 +91,17 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/** The float values whose bits the kernels must get exactly right. */
+export const SPECIALS: readonly number[] = [
+  NaN,
+  Infinity,
+  -Infinity,
+  0,
+  -0,
+  1,
+  -1,
+];
+
 /** Options of {@linkcode randomTensor}. */
 export interface RandomOptions {
   /** Smallest value. @default {-1} */

@@ -20,9 +20,9 @@ import {
   onGpu,
   randomTensor,
   seeded,
+  SPECIALS,
 } from "./_gpu.ts";
 
-const SPECIALS = [NaN, Infinity, -Infinity, 0, -0, 1, -1];
 // float16's edges: the largest finite value, subnormals, the smallest
 // normal, and a value whose sums and products overflow.
 const F16_SPECIALS = [

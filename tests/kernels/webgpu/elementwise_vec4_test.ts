@@ -22,9 +22,8 @@ import {
   onGpu,
   randomTensor,
   seeded,
+  SPECIALS,
 } from "./_gpu.ts";
-
-const SPECIALS = [NaN, Infinity, -Infinity, 0, -0, 1, -1];
 
 // Sizes around the quad: a lone element, a partial quad, whole quads, one
 // more, and a partial quad after many whole ones.

@@ -332,26 +332,38 @@ Deno.test("SharedChannel wakes a receiver that waited in the rendezvous slot pas
   // The Worker's receives outlast its polling (a few µs): each parks, and
   // the main thread's later send must find and wake it.
   const count = 20;
-  let ping!: SharedChannel<number>;
-  let pong!: SharedChannel<number>;
-  await pairRun(
-    ({ member }) => {
-      ping = SharedChannel.create(member, 0, numberCodec, 0);
-      pong = SharedChannel.create(member, 0, numberCodec, 0);
-      return { kind: "pingpong", ping: ping.off, pong: pong.off, count };
-    },
-    async (_, main) => {
-      for (let i = 0; i < count; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        await ping.send(i, { thread: main });
-        assertEquals(await pong.recv({ thread: main }), i + 1);
-      }
-    },
-  );
+  await pingPong(count, async (ping, pong, main) => {
+    for (let i = 0; i < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      await ping.send(i, { thread: main });
+      assertEquals(await pong.recv({ thread: main }), i + 1);
+    }
+  });
 });
 
 Deno.test("SharedChannel ping-pongs 1,000 round trips with a Worker unbuffered", async () => {
   const count = 1000;
+  await pingPong(count, async (ping, pong, main) => {
+    let v = 0;
+    for (let i = 0; i < count; i++) {
+      await ping.send(v, { thread: main });
+      const back = await pong.recv({ thread: main });
+      assertEquals(back, v + 1);
+      v = back * 3 % 1000;
+    }
+  });
+});
+
+// Runs `main` beside a Worker that, `count` times, receives v on `ping`
+// and sends v + 1 on `pong`, both unbuffered.
+async function pingPong(
+  count: number,
+  main: (
+    ping: SharedChannel<number>,
+    pong: SharedChannel<number>,
+    thread: GreenThread,
+  ) => Promise<void>,
+): Promise<void> {
   let ping!: SharedChannel<number>;
   let pong!: SharedChannel<number>;
   await pairRun(
@@ -360,14 +372,6 @@ Deno.test("SharedChannel ping-pongs 1,000 round trips with a Worker unbuffered",
       pong = SharedChannel.create(member, 0, numberCodec, 0);
       return { kind: "pingpong", ping: ping.off, pong: pong.off, count };
     },
-    async (_, main) => {
-      let v = 0;
-      for (let i = 0; i < count; i++) {
-        await ping.send(v, { thread: main });
-        const back = await pong.recv({ thread: main });
-        assertEquals(back, v + 1);
-        v = back * 3 % 1000;
-      }
-    },
+    (_, thread) => main(ping, pong, thread),
   );
-});
+}
