@@ -13,6 +13,7 @@ import { ElementsOnDevice, readBack } from "../kernels/device_tensor.ts";
 import { Tensor } from "../kernels/tensor.ts";
 import type { GreenThread } from "../scheduler/green_thread.ts";
 import { Panic } from "../scheduler/panic.ts";
+import { PARKED } from "../scheduler/resumer.ts";
 import { ENDS_ITSELF } from "../scheduler/scheduler.ts";
 import { InternalError } from "./errors.ts";
 import type { PreparedBlock, PreparedOp } from "./prepared_block.ts";
@@ -58,17 +59,20 @@ export function runBlock(
   scope: Scope,
   ctx: ThreadContext,
 ): void | Promise<void> {
-  return runFrom(block, scope, ctx, undefined);
+  const i = runOps(block, scope, ctx, 0);
+  if (i === block.ops.length) return;
+  const end = Promise.withResolvers<void>();
+  suspend(ctx, new BlockFrame(block, scope, end), i);
+  return end.promise;
 }
 
 /**
  * Runs `block` as the whole work of `ctx`'s green thread, then `done` (if
  * given). When every op completes synchronously, returns after `done`, as
- * `runBlock` would. When an op suspends, returns `ENDS_ITSELF`: the block's
- * own continuation then ends the thread (`scheduler.threadExited`) after
- * `done`, or with the panic that stopped it, so the scheduler need not
- * watch a promise for each parked thread (a `.then` costs about 190 bytes
- * each).
+ * `runBlock` would. When an op suspends, returns `ENDS_ITSELF`: the block
+ * then ends the thread itself (`scheduler.threadExited`) after `done`, or
+ * with the panic that stopped it, so the scheduler need not watch a promise
+ * for each parked thread (a `.then` costs about 190 bytes each).
  *
  * @param block The prepared block.
  * @param scope A scope made for this run of the block.
@@ -106,24 +110,251 @@ export function runThreadBlock(
   ctx: ThreadContext,
   done: () => void = noop,
 ): void | typeof ENDS_ITSELF {
-  if (runFrom(block, scope, ctx, done) !== undefined) return ENDS_ITSELF;
-  done();
+  const i = runOps(block, scope, ctx, 0);
+  if (i === block.ops.length) {
+    done();
+    return;
+  }
+  suspend(ctx, new BlockFrame(block, scope, done), i);
+  return ENDS_ITSELF;
+}
+
+/**
+ * Runs a sub-block for an op of the same thread (a loop's pass, a branch, a
+ * select case). When an op in it suspends, returns `PARKED`: the op must
+ * return that straight to the block runner, which then calls the op's
+ * `resume` once the sub-block has run to its end (or fails the op with the
+ * sub-block's panic).
+ *
+ * @param block The prepared sub-block.
+ * @param scope A scope made for this run of it.
+ * @param ctx The thread's context.
+ * @returns `undefined` when every op completed synchronously, else `PARKED`.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, increment, lessThan, print, Program, sleep, whileLoop } from "../mod.ts";
+ * import { Executor } from "./executor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * // `while` runs each pass with runSubBlock; a pass that sleeps suspends.
+ * const program = new Program();
+ * program.guard(() => {
+ *   const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
+ *   const n = fillConstant({ shape: [1], dtype: "int64", value: 2 });
+ *   const cond = lessThan(i, n);
+ *   whileLoop(cond, () => {
+ *     sleep(1);
+ *     print(i, { message: "pass" });
+ *     increment(i);
+ *     lessThan(i, n, { out: cond });
+ *   });
+ * });
+ * const lines: string[] = [];
+ * await new Executor({ seed: 1, print: (l) => lines.push(l) }).run(program);
+ * assertEquals(lines, ["pass 0", "pass 1"]);
+ * ```
+ */
+export function runSubBlock(
+  block: PreparedBlock,
+  scope: Scope,
+  ctx: ThreadContext,
+): void | typeof PARKED {
+  const i = runOps(block, scope, ctx, 0);
+  if (i === block.ops.length) return;
+  suspend(ctx, new BlockFrame(block, scope, undefined), i);
+  return PARKED;
 }
 
 function noop(): void {}
 
-// Runs the ops of `block` from the first. With `ending` (a function, maybe
-// a no-op), the block is its thread's whole work: once suspended, its
-// continuation runs `ending` and ends the thread itself (runThreadBlock).
-function runFrom(
-  block: PreparedBlock,
-  scope: Scope,
+// A suspended block is a chain of frames, innermost first: the block whose
+// op waits, then the block whose op ran it as a sub-block (runSubBlock),
+// and so on out to a root, which runBlock or runThreadBlock made. Frames
+// are made only when a block suspends, never for one that runs through.
+//
+// The innermost op waits either on a promise, whose handlers continue its
+// frame, or on a resumer operation (it returned PARKED), which continues
+// the frame its context names in `parkedFrame`. A frame that ends hands
+// over to its caller: the next frame out resumes its op (which may run
+// another sub-block and suspend again), or the root ends the thread or
+// settles runBlock's promise.
+//
+// While a suspension unwinds, each runner up the chain makes its frame and
+// links the one below to it: `ctx.unwinding` holds the outermost frame so
+// far, whose caller is not known yet. It is undefined again whenever an op
+// starts, as ops return a sub-block's PARKED at once.
+
+/** How a root frame ends: the thread's `done`, or runBlock's promise. */
+type FrameEnd = (() => void) | PromiseWithResolvers<void>;
+
+/**
+ * A block suspended at an op, and who continues once it ends: the frame
+ * whose op ran it as a sub-block, or how its root run ends. Only the block
+ * runner and the thread context hold frames.
+ *
+ * @ignore
+ */
+export class BlockFrame {
+  /** The op the block waits at. */
+  at = 0;
+  /** Whether that op runs again (a read-back), rather than resumes. */
+  rerun = false;
+
+  constructor(
+    readonly block: PreparedBlock,
+    readonly scope: Scope,
+    public caller: BlockFrame | FrameEnd | undefined,
+  ) {}
+}
+
+// Records that `frame`'s block suspended at op `at` on `suspension` (with
+// `rerun`), and arranges its continuation.
+function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
+  const pending = suspension!;
+  suspension = undefined;
+  frame.at = at;
+  frame.rerun = rerun;
+  const inner = ctx.unwinding;
+  ctx.unwinding = undefined;
+  if (pending !== PARKED && inner !== undefined) {
+    throw new InternalError(
+      `${frame.block.ops[at].location} did not return its sub-block's PARKED`,
+    );
+  }
+  if (pending !== PARKED) {
+    pending.then(
+      (value) => resumeFrame(ctx, frame, value),
+      (error) => failFrame(ctx, frame, error),
+    );
+  } else if (inner === undefined) {
+    ctx.parkedFrame = frame; // the op parked on the thread's resumer
+  } else {
+    inner.caller = frame;
+  }
+  if (frame.caller === undefined) ctx.unwinding = frame;
+}
+
+/**
+ * Continues the frame a resumer operation parked, with its outcome.
+ *
+ * @param ctx The thread's context.
+ * @param value What the operation delivered.
+ *
+ * @ignore
+ */
+export function resumeParked(ctx: ThreadContext, value: unknown): void {
+  resumeFrame(ctx, takeParked(ctx), value);
+}
+
+/**
+ * Fails the frame a resumer operation parked.
+ *
+ * @param ctx The thread's context.
+ * @param error Why the operation failed.
+ *
+ * @ignore
+ */
+export function failParked(ctx: ThreadContext, error: unknown): void {
+  failFrame(ctx, takeParked(ctx), error);
+}
+
+function takeParked(ctx: ThreadContext): BlockFrame {
+  const frame = ctx.parkedFrame;
+  if (frame === undefined) {
+    throw new InternalError("a resumer operation resumed no parked block");
+  }
+  ctx.parkedFrame = undefined;
+  return frame;
+}
+
+// Finishes the op `frame` waits at with `value`, runs on, and hands over to
+// the caller each time a block ends, until a block suspends or the root
+// ends.
+function resumeFrame(
   ctx: ThreadContext,
-  ending: (() => void) | undefined,
-): void | Promise<void> {
-  const i = runOps(block, scope, ctx, 0);
-  if (i === block.ops.length) return;
-  return finishAsync(block, scope, ctx, i, suspension!, rerun, ending);
+  frame: BlockFrame,
+  value: unknown,
+): void {
+  for (;;) {
+    let i: number;
+    try {
+      i = frame.rerun
+        ? runOps(frame.block, frame.scope, ctx, frame.at)
+        : finishOp(frame, value, ctx);
+    } catch (e) {
+      return failFrame(ctx, frame, e);
+    }
+    if (i < frame.block.ops.length) return suspend(ctx, frame, i);
+    const caller = frame.caller;
+    if (!(caller instanceof BlockFrame)) {
+      return endRoot(ctx, caller!, undefined);
+    }
+    frame = caller;
+    value = undefined;
+  }
+}
+
+// Resumes the op `frame` waits at; if it suspends again, returns its index
+// (with `suspension` set), else runs on from the next op.
+function finishOp(
+  frame: BlockFrame,
+  value: unknown,
+  ctx: ThreadContext,
+): number {
+  const op = frame.block.ops[frame.at];
+  ctx.thread.where = op.location;
+  let again: void | Promise<unknown>;
+  try {
+    again = op.resume?.(frame.scope, value, ctx);
+  } catch (e) {
+    throw locatePanic(e, op, frame.scope, ctx.thread);
+  }
+  if (again === undefined) {
+    return runOps(frame.block, frame.scope, ctx, frame.at + 1);
+  }
+  suspension = again;
+  rerun = false;
+  return frame.at;
+}
+
+// The op `frame` waits at failed with `error`: each frame out fails at its
+// op in turn (a panic keeps the innermost location), and the root ends.
+function failFrame(
+  ctx: ThreadContext,
+  frame: BlockFrame,
+  error: unknown,
+): void {
+  for (;;) {
+    error = locatePanic(
+      error,
+      frame.block.ops[frame.at],
+      frame.scope,
+      ctx.thread,
+    );
+    const caller = frame.caller;
+    if (!(caller instanceof BlockFrame)) return endRoot(ctx, caller!, error);
+    frame = caller;
+  }
+}
+
+// A root frame's block ended, with `error` if it failed.
+function endRoot(ctx: ThreadContext, end: FrameEnd, error: unknown): void {
+  if (typeof end !== "function") {
+    if (error === undefined) end.resolve();
+    else end.reject(error);
+    return;
+  }
+  if (error === undefined) {
+    try {
+      end();
+    } catch (e) {
+      error = e;
+    }
+  }
+  const thread = ctx.thread;
+  const panic = error === undefined ? undefined : Panic.from(error, thread);
+  thread.scheduler.threadExited(thread, panic);
 }
 
 // What the last runOps that stopped early waits for, and whether the op it
@@ -166,49 +397,6 @@ function runOps(
   }
 }
 
-// The rest of a block whose op i suspended on `pending`: finish op i (or
-// run it again), run on to the next suspension, and so on to the end.
-// Its variables are few on purpose: a suspended block keeps them all, for
-// every parked goroutine.
-async function finishAsync(
-  block: PreparedBlock,
-  scope: Scope,
-  ctx: ThreadContext,
-  i: number,
-  pending: Promise<unknown>,
-  again: boolean,
-  ending: (() => void) | undefined,
-): Promise<void> {
-  try {
-    for (;;) {
-      const value = await pending;
-      if (!again) block.ops[i].resume?.(scope, value, ctx);
-      i = runOps(block, scope, ctx, again ? i : i + 1);
-      if (i === block.ops.length) break;
-      pending = suspension!;
-      again = rerun;
-    }
-  } catch (e) {
-    // A panic from runOps is located already; locatePanic keeps it.
-    const panic = locatePanic(e, block.ops[i], scope, ctx.thread);
-    if (ending === undefined) throw panic;
-    return endThread(ctx.thread, panic);
-  }
-  if (ending === undefined) return;
-  try {
-    ending();
-  } catch (e) {
-    return endThread(ctx.thread, e);
-  }
-  endThread(ctx.thread, undefined);
-}
-
-// Ends a thread whose block has finished, or stopped with `error`.
-function endThread(thread: GreenThread, error: unknown): void {
-  const panic = error === undefined ? undefined : Panic.from(error, thread);
-  thread.scheduler.threadExited(thread, panic);
-}
-
 // An op read a tensor whose elements are still on a device (a GPU): read
 // back that tensor and every tensor the op reads, in one batch, so that
 // running the op again finds them on the host. Ops read their inputs
@@ -247,7 +435,6 @@ function readBackFor(
  * import { Scope } from "./scope.ts";
  * import { locatePanic } from "./block_runner.ts";
  * import { Panic } from "../scheduler/panic.ts";
-import { ENDS_ITSELF } from "../scheduler/scheduler.ts";
  * import { Scheduler } from "../scheduler/scheduler.ts";
  * import { assertEquals } from "@std/assert";
  *

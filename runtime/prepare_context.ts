@@ -18,18 +18,24 @@ import type { VarRef } from "./var_ref.ts";
 export type OpRun = (scope: Scope, ctx: ThreadContext) => void | Promise<void>;
 
 /**
- * An op that may suspend for a value and finish with it: `run` completes
- * synchronously (returns `undefined`) or returns a promise of a value, which
- * the block runner awaits and hands to `resume`. A channel receive returns
- * the channel's own promise and stores the value in `resume`, rather than
- * chaining a `.then` per receive (a closure, a promise and a reaction for
- * every parked receiver).
+ * An op that may suspend and finish later: `run` completes synchronously
+ * (returns `undefined`) or returns what it waits on, and the block runner
+ * hands the outcome to `resume`, which finishes the op or returns what it
+ * waits on next (`resume` then runs again with that outcome). What an op
+ * waits on is a promise, or `PARKED` when it parked a channel operation or
+ * select on `ctx.resumeAs` or ran a sub-block that suspended
+ * (`runSubBlock`). A channel receive stores the value in `resume`, rather
+ * than chaining a `.then` per receive; `while` runs its next passes there.
  */
 export interface ResumableRun {
-  /** Runs the op, or starts it and returns a promise of a value. */
+  /** Runs the op, or starts it and returns what it waits on. */
   readonly run: (scope: Scope, ctx: ThreadContext) => void | Promise<unknown>;
-  /** Finishes the op with the value `run`'s promise resolved to. */
-  readonly resume: (scope: Scope, value: unknown, ctx: ThreadContext) => void;
+  /** Finishes the op with the outcome of what it waited on, or waits again. */
+  readonly resume: (
+    scope: Scope,
+    value: unknown,
+    ctx: ThreadContext,
+  ) => void | Promise<unknown>;
 }
 
 /** The context an op's `prepare` gets. Slots are validated before this. */

@@ -12,6 +12,8 @@ import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { SelectOptions } from "../scheduler/select.ts";
 import type { SleepOptions } from "../scheduler/timer.ts";
 import type { WaitGroupWaitOptions } from "../scheduler/wait_group.ts";
+import type { Resumer } from "../scheduler/resumer.ts";
+import { type BlockFrame, failParked, resumeParked } from "./block_runner.ts";
 import type { PoolRun } from "./pool/pool_run.ts";
 
 /** The services one run of a program shares among its green threads. */
@@ -54,16 +56,117 @@ export type ParkOptions =
   & WaitGroupWaitOptions;
 
 /**
+ * What ops pass to an operation whose result they return straight to the
+ * block runner: the park options, and the thread's context as the resumer
+ * that continues the block (see `ThreadContext.resumeAs`).
+ */
+export type ResumeOptions = ParkOptions & { readonly resumer: Resumer };
+
+/**
  * One green thread's view of the run. The block runner records the op it
  * is at in `thread.where`, so a deadlock dump shows where each thread waits.
+ *
+ * It is also the thread's resumer: a channel operation or select that an op
+ * returns straight to the block runner parks with `resumeAs`, and hands its
+ * outcome to the suspended block here rather than to a promise, so that a
+ * parked goroutine of a program costs no promise and no async function.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "../scheduler/scheduler.ts";
+ * import { cpuDevice } from "../kernels/cpu/device.ts";
+ * import { ThreadContext } from "./thread_context.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const scheduler = new Scheduler({ seed: 1 });
+ * await scheduler.run((thread) => {
+ *   const run = { scheduler, device: cpuDevice, seed: 1, print: () => {} };
+ *   const ctx = new ThreadContext(run, thread);
+ *   assertEquals(ctx.parkAs.thread, thread);
+ *   assertEquals(ctx.resumeAs.resumer, ctx);
+ * });
+ * ```
  */
-export interface ThreadContext {
+export class ThreadContext implements Resumer {
   /** The run's services. */
   readonly run: RunServices;
   /** The green thread running the ops. */
   readonly thread: GreenThread;
-  /** What the thread's ops pass to the operations they park on. */
-  readonly parkAs: ParkOptions;
+  /**
+   * The block runner's: the innermost suspended block, when a resumer
+   * operation parked it.
+   *
+   * @ignore
+   */
+  parkedFrame: BlockFrame | undefined = undefined;
+  /**
+   * The block runner's: while a suspension unwinds, the outermost frame it
+   * made so far, whose caller is not known yet.
+   *
+   * @ignore
+   */
+  unwinding: BlockFrame | undefined = undefined;
+  #parkAs: ParkOptions | undefined = undefined;
+
+  /**
+   * Makes the context of `thread`.
+   *
+   * @param run The run's services.
+   * @param thread The thread.
+   */
+  constructor(run: RunServices, thread: GreenThread) {
+    this.run = run;
+    this.thread = thread;
+  }
+
+  /**
+   * What the thread's ops pass to the operations they park on and then
+   * await or chain themselves: it names the thread.
+   *
+   * @returns Options that name the thread.
+   */
+  get parkAs(): ParkOptions {
+    // Made on first use: most goroutines park only through resumeAs.
+    return this.#parkAs ??= { thread: this.thread };
+  }
+
+  /**
+   * What an op passes to a channel operation or select whose result it
+   * returns straight to the block runner: the thread, and this context as
+   * the resumer. Such an operation returns `PARKED` when it waits.
+   *
+   * @returns This context, as park options with a resumer.
+   */
+  get resumeAs(): ResumeOptions {
+    return this;
+  }
+
+  /**
+   * The resumer of `resumeAs`: this context.
+   *
+   * @returns This context.
+   */
+  get resumer(): Resumer {
+    return this;
+  }
+
+  /**
+   * Continues the parked block with the outcome of its operation.
+   *
+   * @param value What the operation delivered.
+   */
+  resume(value: unknown): void {
+    resumeParked(this, value);
+  }
+
+  /**
+   * Continues the parked block with its operation's failure.
+   *
+   * @param error The panic or abort reason.
+   */
+  fail(error: unknown): void {
+    failParked(this, error);
+  }
 }
 
 /**
@@ -71,7 +174,7 @@ export interface ThreadContext {
  *
  * @param run The run's services.
  * @param thread The thread.
- * @returns Its context; one object serves all of its parking operations.
+ * @returns Its context.
  *
  * @example Usage
  * ```ts
@@ -92,16 +195,5 @@ export function threadContext(
   run: RunServices,
   thread: GreenThread,
 ): ThreadContext {
-  // The context is its own park options: it names the thread, and no
-  // operation takes an option named `run` or `parkAs`. One object less per
-  // thread, which counts when a million of them are parked.
-  const ctx: { run: RunServices; thread: GreenThread; parkAs: ParkOptions } = {
-    run,
-    thread,
-    parkAs: NO_OPTIONS,
-  };
-  ctx.parkAs = ctx;
-  return ctx;
+  return new ThreadContext(run, thread);
 }
-
-const NO_OPTIONS: ParkOptions = {};

@@ -18,6 +18,13 @@ import {
   type WaitReason,
 } from "./green_thread.ts";
 import type { Panic } from "./panic.ts";
+import {
+  PARKED,
+  type Resumer,
+  type Settle,
+  settle,
+  settleWithError,
+} from "./resumer.ts";
 
 // A waiter's kind: its operation, and for a plain waiter, once a waker has
 // completed it, how its thread resumes.
@@ -62,7 +69,8 @@ export class Waiter implements Parked {
   value: unknown;
   // A plain operation's parking; a select keeps these on its record.
   thread: GreenThread | undefined = undefined;
-  resolve: (value: unknown) => void = noop;
+  /** Where the outcome goes: the parked promise's resolve, or a resumer. */
+  resolve: Settle<unknown> = noop;
   /** The signal that may abort a plain operation, while it is parked. */
   abort: AbortWatch | undefined = undefined;
 
@@ -145,7 +153,7 @@ export class SelectRecord implements Parked {
   ok = true;
   panic: Panic | undefined = undefined;
   thread: GreenThread | undefined = undefined;
-  resolve: (value: SelectOutcome) => void = noop;
+  resolve: Settle<SelectOutcome> = noop;
   abort: AbortWatch | undefined = undefined;
 
   unlink(): void {
@@ -171,34 +179,43 @@ function captureResolve(resolve: (value: never) => void): void {
   parking = undefined;
 }
 
-// Rejects a promise through its resolve function; only on rare paths (a
-// panic, an abort), as it costs two more microtask hops than a reject.
-function rejectVia(resolve: (value: never) => void, error: unknown): void {
-  resolve(Promise.reject(error) as never);
+// A promise of the outcome of `on`, which keeps its resolve function.
+function parkPromise<T>(on: { resolve: Settle<T> }): Promise<T> {
+  parking = on as { resolve: (value: never) => void };
+  return new Promise<T>(captureResolve);
+}
+
+/** How an operation parks: its abort signal, thread and resumer, if any. */
+export interface ParkingOptions {
+  signal?: AbortSignal;
+  thread?: GreenThread;
+  resumer?: Resumer;
 }
 
 /**
  * Parks `thread` (when given; else the current thread, if any) on `w`,
  * queued in `queue`, until a waker resumes it; abandons it (a promise that
- * never settles, nothing queued) when its run has ended. Precondition:
- * `signal` is not aborted.
+ * never settles, nothing queued) when its run has ended. With a resumer,
+ * returns PARKED and hands the outcome to the resumer. Precondition: the
+ * signal is not aborted.
  */
 export function park(
   w: Waiter,
   queue: WaitQueue,
   reason: WaitReason,
-  signal: AbortSignal | undefined,
-  thread: GreenThread | undefined,
+  options: ParkingOptions | undefined,
 ): Promise<unknown> {
-  thread ??= currentThread();
+  const thread = options?.thread ?? currentThread();
+  const resumer = options?.resumer;
   if (thread !== undefined) {
-    if (thread.runState.ended) return new Promise(noop);
+    if (thread.runState.ended) return resumer ? PARKED : new Promise(noop);
     w.thread = thread;
     thread.block(reason, w);
   }
   queue.push(w);
-  parking = w;
-  const p = new Promise(captureResolve);
+  const p = resumer === undefined ? parkPromise(w) : PARKED;
+  if (resumer !== undefined) w.resolve = resumer;
+  const signal = options?.signal;
   if (signal !== undefined) {
     w.abort = watch(signal, () => abortWaiter(w), thread);
   }
@@ -214,17 +231,18 @@ export function park(
 export function parkSelect(
   rec: SelectRecord,
   reason: WaitReason,
-  signal: AbortSignal | undefined,
-  thread: GreenThread | undefined,
+  options: ParkingOptions | undefined,
 ): Promise<SelectOutcome> | null {
-  thread ??= currentThread();
+  const thread = options?.thread ?? currentThread();
+  const resumer = options?.resumer;
   if (thread !== undefined) {
     if (thread.runState.ended) return null;
     rec.thread = thread;
     thread.block(reason, rec);
   }
-  parking = rec;
-  const p = new Promise<SelectOutcome>(captureResolve);
+  const p = resumer === undefined ? parkPromise(rec) : PARKED;
+  if (resumer !== undefined) rec.resolve = resumer;
+  const signal = options?.signal;
   if (signal !== undefined) {
     rec.abort = watch(signal, () => abortSelect(rec), thread);
   }
@@ -271,18 +289,19 @@ export function resume(w: Waiter): void {
     w.abort = undefined;
   }
   const kind = w.kind;
-  if (kind === RECV) w.resolve(w.value);
-  else if (kind === SEND) w.resolve(undefined);
-  else if (kind === RECV_OK) w.resolve({ value: w.value, ok: true });
-  else if (kind === RECV_CLOSED) w.resolve({ value: w.value, ok: false });
-  else rejectVia(w.resolve, w.value);
+  const to = w.resolve;
+  if (kind === RECV) settle(to, w.value);
+  else if (kind === SEND) settle(to, undefined);
+  else if (kind === RECV_OK) settle(to, { value: w.value, ok: true });
+  else if (kind === RECV_CLOSED) settle(to, { value: w.value, ok: false });
+  else settleWithError(to, w.value);
 }
 
 function resumeSelect(rec: SelectRecord): void {
   if (rec.thread !== undefined && !rec.thread.unblock(rec)) return;
   if (rec.abort !== undefined) unwatch(rec.abort, rec.thread);
-  if (rec.panic !== undefined) rejectVia(rec.resolve, rec.panic);
-  else rec.resolve({ index: rec.index, value: rec.value, ok: rec.ok });
+  if (rec.panic !== undefined) settleWithError(rec.resolve, rec.panic);
+  else settle(rec.resolve, { index: rec.index, value: rec.value, ok: rec.ok });
 }
 
 // An abortable parked operation counts as pending work: its signal may fire
@@ -309,7 +328,7 @@ function abortWaiter(w: Waiter): void {
   if (w.thread !== undefined) w.thread.runState.settle();
   const abort = w.abort!;
   w.abort = undefined;
-  rejectVia(w.resolve, abort.signal.reason);
+  settleWithError(w.resolve, abort.signal.reason);
 }
 
 function abortSelect(rec: SelectRecord): void {
@@ -317,5 +336,5 @@ function abortSelect(rec: SelectRecord): void {
   rec.unlink();
   if (rec.thread !== undefined && !rec.thread.unblock(rec)) return;
   if (rec.thread !== undefined) rec.thread.runState.settle();
-  rejectVia(rec.resolve, rec.abort!.signal.reason);
+  settleWithError(rec.resolve, rec.abort!.signal.reason);
 }

@@ -15,6 +15,7 @@
 
 import type { GreenThread } from "./green_thread.ts";
 import { Panic } from "./panic.ts";
+import type { Resumer } from "./resumer.ts";
 import {
   complete,
   completeWithPanic,
@@ -58,6 +59,14 @@ export interface ChannelOpOptions {
    * @default {currentThread()}
    */
   thread?: GreenThread;
+  /**
+   * For runtimes that keep their own continuations: when the operation
+   * must wait, it returns `PARKED` and hands its outcome to this
+   * resumer instead of settling a promise (see resumer.ts).
+   *
+   * @default {undefined}
+   */
+  resumer?: Resumer;
 }
 
 /** A receive's value and whether it came from a send (`ok`) or a close. */
@@ -201,8 +210,7 @@ export class Channel<T> {
       new WaiterClass(SEND, value),
       this.#sendq,
       "chan send",
-      signal,
-      options?.thread,
+      options,
     ) as Promise<void>;
   }
 
@@ -454,8 +462,7 @@ export class Channel<T> {
       new WaiterClass(kind, undefined),
       this.#recvq,
       "chan receive",
-      signal,
-      options?.thread,
+      options,
     );
   }
 

@@ -48,6 +48,7 @@ export {
 } from "./green_thread.ts";
 export { Deadlock, Panic, type PanicOptions } from "./panic.ts";
 export { Random } from "./random.ts";
+export { PARKED, type Resumer } from "./resumer.ts";
 export {
   currentScheduler,
   go,

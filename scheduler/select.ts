@@ -20,6 +20,7 @@
 import type { Channel } from "./channel.ts";
 import type { GreenThread, WaitReason } from "./green_thread.ts";
 import type { Random } from "./random.ts";
+import { PARKED, type Resumer } from "./resumer.ts";
 import { currentRandom } from "./scheduler.ts";
 import {
   parkSelect,
@@ -137,6 +138,14 @@ export interface SelectOptions {
    * @default {currentThread()}
    */
   thread?: GreenThread;
+  /**
+   * For runtimes that keep their own continuations: when the select must
+   * wait, it returns `PARKED` and hands its result to this
+   * resumer instead of settling a promise (see resumer.ts).
+   *
+   * @default {undefined}
+   */
+  resumer?: Resumer;
 }
 
 // The fields of any case, for reading a case without narrowing its type.
@@ -244,8 +253,10 @@ export function select<const C extends readonly SelectCase[]>(
   if (signal?.aborted) return Promise.reject(signal.reason) as SelectReturn<C>;
   const rec = new SelectRecord();
   const reason: WaitReason = n === 0 ? "select (no cases)" : "select";
-  const parked = parkSelect(rec, reason, signal, options?.thread);
-  if (parked === null) return new Promise(noop) as SelectReturn<C>; // the run has ended
+  const parked = parkSelect(rec, reason, options);
+  if (parked === null) { // the run has ended
+    return (options?.resumer ? PARKED : new Promise(noop)) as SelectReturn<C>;
+  }
   const random = options?.random ?? rec.thread?.random ?? currentRandom();
   const order = n > 1 ? random.permutation(n) : [0];
   for (let j = 0; j < n; j++) {

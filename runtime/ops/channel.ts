@@ -175,9 +175,9 @@ const channelSend = defineOp({
   prepare(ctx) {
     const ch = ctx.input("Channel");
     const x = ctx.input("X");
-    // The ThreadContext is a valid ChannelOpOptions: it names the thread.
+    // A parked send hands its outcome to the thread's block (resumeAs).
     return (scope, thread) =>
-      sendTensor(ch.channel(scope), x.tensor(scope), thread.parkAs);
+      sendTensor(ch.channel(scope), x.tensor(scope), thread.resumeAs);
   },
 });
 
@@ -196,8 +196,8 @@ const channelRecv = defineOp({
     const ch = ctx.input("Channel");
     const out = ctx.output("Out");
     const status = ctx.optionalOutput("Status");
-    // A parked receive returns the channel's own promise; `resume` stores
-    // what it delivers (no `.then` per parked receiver).
+    // A parked receive returns PARKED (or a shared channel's promise);
+    // `resume` stores what it delivers (no `.then` per parked receiver).
     if (status === undefined) {
       return {
         run(scope, thread) {
@@ -205,7 +205,7 @@ const channelRecv = defineOp({
           if (c === null) {
             return blockForever("chan receive (nil chan)", thread.parkAs);
           }
-          const value = c.recv(thread.parkAs);
+          const value = c.recv(thread.resumeAs);
           if (value instanceof Promise) return value;
           out.write(scope, value);
         },
@@ -218,7 +218,7 @@ const channelRecv = defineOp({
         if (c === null) {
           return blockForever("chan receive (nil chan)", thread.parkAs);
         }
-        const got = c.recvOk(thread.parkAs);
+        const got = c.recvOk(thread.resumeAs);
         if (got instanceof Promise) return got;
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));

@@ -6,7 +6,7 @@
  */
 import { largeAllocations } from "../../kernels/allocate.ts";
 import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import { runBlock } from "../block_runner.ts";
+import { runSubBlock } from "../block_runner.ts";
 import type { PreparedBlock } from "../prepared_block.ts";
 import { Scope } from "../scope.ts";
 import type { ThreadContext } from "../thread_context.ts";
@@ -39,46 +39,42 @@ const whileOp = defineOp({
   prepare(ctx) {
     const cond = ctx.input("Condition");
     const body = ctx.block(ctx.attrs.sub_block);
-    return (scope, thread) => {
-      const scheduler = thread.run.scheduler;
-      let large = largeAllocations();
-      while (isTrue(cond, scope)) {
-        const pending = runBlock(body, new Scope(body.layout, scope), thread);
-        if (pending !== undefined) {
-          return loopAsync(pending, cond, body, scope, thread);
-        }
-        // A loop of synchronous ops would starve timers and I/O; the
-        // scheduler hands back a promise once a time slice is used up. An
-        // iteration that made a large tensor may have taken milliseconds:
-        // the scheduler then reads the clock at once.
-        const made = largeAllocations();
-        const slice = scheduler.yieldSlice(made !== large);
-        large = made;
-        if (slice !== undefined) {
-          return loopAsync(slice, cond, body, scope, thread);
-        }
-      }
+    // A pass that suspends ends run (or resume) with PARKED; the block
+    // runner calls resume once the pass has ended, or once the time slice's
+    // yield is over, and the loop goes on from there.
+    return {
+      run: (scope, thread) => loop(cond, body, scope, thread, false),
+      resume: (scope, _, thread) => loop(cond, body, scope, thread, true),
     };
   },
 });
 
-async function loopAsync(
-  pending: Promise<void>,
+// Runs passes of `body` while `cond` holds, after a pass that suspended if
+// `resumed`. Returns what the loop waits on, if it must.
+function loop(
   cond: VarRef,
   body: PreparedBlock,
   scope: Scope,
   thread: ThreadContext,
-): Promise<void> {
-  await pending;
+  resumed: boolean,
+): void | Promise<void> {
   const scheduler = thread.run.scheduler;
   let large = largeAllocations();
+  if (resumed) {
+    const slice = scheduler.yieldSlice();
+    if (slice !== undefined) return slice;
+  }
   while (isTrue(cond, scope)) {
-    const pass = runBlock(body, new Scope(body.layout, scope), thread);
-    if (pass !== undefined) await pass;
+    const pass = runSubBlock(body, new Scope(body.layout, scope), thread);
+    if (pass !== undefined) return pass;
+    // A loop of synchronous ops would starve timers and I/O; the scheduler
+    // hands back a promise once a time slice is used up. A pass that made a
+    // large tensor may have taken milliseconds: the scheduler then reads
+    // the clock at once.
     const made = largeAllocations();
     const slice = scheduler.yieldSlice(made !== large);
     large = made;
-    if (slice !== undefined) await slice;
+    if (slice !== undefined) return slice;
   }
 }
 
@@ -103,7 +99,7 @@ const conditionalBlock = defineOp({
       const go = scalar
         ? isTrue(conds[0], scope)
         : conds.every((c) => c.tensor(scope).size > 0);
-      if (go) return runBlock(body, new Scope(body.layout, scope), thread);
+      if (go) return runSubBlock(body, new Scope(body.layout, scope), thread);
     };
   },
 });

@@ -16,7 +16,7 @@ import {
   selectShared,
   type SharedCase,
 } from "../../scheduler/shared/shared_select.ts";
-import { runBlock } from "../block_runner.ts";
+import { runSubBlock } from "../block_runner.ts";
 import {
   attr,
   type CheckContext,
@@ -152,21 +152,28 @@ const selectOp = defineOp({
         body: ctx.block(sub_blocks[i]),
       };
     });
-    return (scope, thread) => {
-      const cases = prepared.map((c) => toCase(c, scope));
-      const pool = thread.run.pool;
-      const chosen = pool === undefined
-        ? select(cases as SelectCase[], thread.parkAs)
-        : selectShared(
-          pool.member,
-          cases as SharedCase[],
-          thread.thread.random,
-          thread.thread,
-        );
-      if (chosen instanceof Promise) {
-        return chosen.then((r) => finish(prepared, r, scope, thread));
-      }
-      return finish(prepared, chosen, scope, thread);
+    // A parked select returns PARKED (or a shared select's promise) and
+    // `resume` runs the chosen case; once that case's block has ended
+    // after suspending, `resume` runs again with nothing.
+    return {
+      run(scope, thread) {
+        const cases = prepared.map((c) => toCase(c, scope));
+        const pool = thread.run.pool;
+        const chosen = pool === undefined
+          ? select(cases as SelectCase[], thread.resumeAs)
+          : selectShared(
+            pool.member,
+            cases as SharedCase[],
+            thread.thread.random,
+            thread.thread,
+          );
+        if (chosen instanceof Promise) return chosen;
+        return finish(prepared, chosen, scope, thread);
+      },
+      resume(scope, chosen, thread) {
+        if (chosen === undefined) return; // the case's block has ended
+        return finish(prepared, chosen as SelectResult, scope, thread);
+      },
     };
   },
 });
@@ -201,7 +208,7 @@ function finish(
     c.value?.write(scope, result.value as Tensor);
     c.ok?.write(scope, statusTensor(result.ok));
   }
-  return runBlock(c.body, new Scope(c.body.layout, scope), thread);
+  return runSubBlock(c.body, new Scope(c.body.layout, scope), thread);
 }
 
 /**

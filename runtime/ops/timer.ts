@@ -29,7 +29,7 @@ const sleepOp = defineOp({
       const wait = duration === undefined
         ? ms
         : Number(duration.tensor(scope).item(0));
-      if (wait > 0) return sleep(wait, ctx.parkAs);
+      if (wait > 0) return sleep(wait, ctx.resumeAs);
     };
   },
 });
