@@ -166,6 +166,7 @@ const selectOp = defineOp({
             cases as SharedCase[],
             thread.thread.random,
             thread.thread,
+            thread.resumer,
           );
         if (chosen instanceof Promise) return chosen;
         return finish(prepared, chosen, scope, thread);

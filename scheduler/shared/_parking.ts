@@ -9,6 +9,7 @@
 
 import type { GreenThread } from "../green_thread.ts";
 import { Panic } from "../panic.ts";
+import type { Resumer } from "../resumer.ts";
 import {
   C_RECVQ,
   C_SENDQ,
@@ -87,7 +88,9 @@ export function pollFirst(
  * @param kind RECV or SEND.
  * @param thread The waiting thread.
  * @param withOk Whether a receive reports `ok`.
- * @returns The outcome (see `channelOutcome`), or a promise of it.
+ * @param resumer What continues the waiting code instead of a promise.
+ * @returns The outcome (see `channelOutcome`), or a promise of it
+ * (`PARKED` with a resumer).
  * @throws {Panic} `send on closed channel`, when that is the outcome at
  * once.
  *
@@ -126,6 +129,7 @@ export function waitOn<T>(
   kind: number,
   thread: GreenThread | undefined,
   withOk: boolean,
+  resumer?: Resumer,
 ): unknown {
   const m = channel.member;
   const w = newWaiter(m, kind);
@@ -137,7 +141,7 @@ export function waitOn<T>(
   if (pollFirst(m, wi + W_STATE, WAITING)) {
     return channelOutcome(channel, w, withOk, thread);
   }
-  const op = new ChannelWait(channel, w, thread, withOk);
+  const op = new ChannelWait(channel, w, thread, withOk, resumer);
   i32[wi + W_TOKEN] = m.park(op, kind === SEND ? "chan send" : "chan receive");
   m.unlock();
   return op.promise;
@@ -253,14 +257,16 @@ export class ChannelWait<T> extends SharedWait<unknown> {
    * @param waiter The queued waiter.
    * @param thread The parking thread.
    * @param withOk Whether a receive reports `ok`.
+   * @param resumer What continues the parked code instead of a promise.
    */
   constructor(
     channel: SharedChannel<T>,
     waiter: number,
     thread: GreenThread | undefined,
     withOk: boolean,
+    resumer?: Resumer,
   ) {
-    super(thread);
+    super(thread, resumer);
     this.#channel = channel;
     this.#waiter = waiter;
     this.#withOk = withOk;

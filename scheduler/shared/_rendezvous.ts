@@ -22,6 +22,7 @@
 
 import type { GreenThread } from "../green_thread.ts";
 import { Panic } from "../panic.ts";
+import type { Resumer } from "../resumer.ts";
 import { channelOutcome, ChannelWait } from "./_parking.ts";
 import {
   C_CLOSED,
@@ -103,6 +104,7 @@ export function handOff(heap: SharedHeap, c: number, from: number): boolean {
  * @param channel An unbuffered channel.
  * @param thread The receiving thread.
  * @param withOk Whether the outcome reports `ok`.
+ * @param resumer What continues the receiving code instead of a promise.
  * @returns The outcome (see `channelOutcome`), a promise of it, or MISSED
  * when the slot is frozen or taken, another thread could run here, or the
  * worker has no spare waiter: then receive under the lock.
@@ -113,6 +115,7 @@ export function receiveBySlot<T>(
   channel: SharedChannel<T>,
   thread: GreenThread | undefined,
   withOk: boolean,
+  resumer: Resumer | undefined,
 ): unknown {
   const m = channel.member;
   const i32 = m.heap.i32;
@@ -129,7 +132,7 @@ export function receiveBySlot<T>(
     m.lock();
     channel.freeze();
     if (Atomics.load(i32, state) === WAITING && i32[(w >> 2) + W_QUEUE] !== 0) {
-      const op = new ChannelWait(channel, w, thread, withOk);
+      const op = new ChannelWait(channel, w, thread, withOk, resumer);
       i32[(w >> 2) + W_TOKEN] = m.park(op, "chan receive");
       channel.thaw();
       m.unlock();

@@ -31,6 +31,7 @@
 // next lock, discarding the values left in its ring.
 
 import type { GreenThread } from "../green_thread.ts";
+import type { Resumer } from "../resumer.ts";
 import { Panic } from "../panic.ts";
 import type { RecvResult } from "../channel.ts";
 import {
@@ -108,6 +109,12 @@ const collected = new FinalizationRegistry<Hold>((hold) =>
 export interface SharedOpOptions {
   /** The green thread making the operation; counted as blocked while it waits. */
   thread?: GreenThread;
+  /**
+   * For runtimes that keep their own continuations: an operation that must
+   * wait returns `PARKED` and hands its outcome to this resumer instead of
+   * settling a promise (see resumer.ts).
+   */
+  resumer?: Resumer;
 }
 
 /**
@@ -313,7 +320,13 @@ export class SharedChannel<T> {
     this.freeze();
     const status = offerFrozen(this, m.scratch);
     if (status === MUST_WAIT) {
-      return waitOn(this, SEND, options?.thread, false) as Promise<void>;
+      return waitOn(
+        this,
+        SEND,
+        options?.thread,
+        false,
+        options?.resumer,
+      ) as Promise<void>;
     }
     this.#finishSend(status, options?.thread);
   }
@@ -356,7 +369,7 @@ export class SharedChannel<T> {
       return takeValue(m, this.codec, m.scratch);
     }
     if (!this.buffered) {
-      const r = receiveBySlot(this, options?.thread, false);
+      const r = receiveBySlot(this, options?.thread, false, options?.resumer);
       if (r !== MISSED) return r as T | Promise<T>;
     }
     return this.#recvLocked(options, false) as T | Promise<T>;
@@ -375,7 +388,7 @@ export class SharedChannel<T> {
       return { value: takeValue(m, this.codec, m.scratch), ok: true };
     }
     if (!this.buffered) {
-      const r = receiveBySlot(this, options?.thread, true);
+      const r = receiveBySlot(this, options?.thread, true, options?.resumer);
       if (r !== MISSED) return r as RecvResult<T> | Promise<RecvResult<T>>;
     }
     return this.#recvLocked(options, true) as
@@ -487,7 +500,7 @@ export class SharedChannel<T> {
     this.freeze();
     const status = pollFrozen(this, m.scratch);
     if (status === MUST_WAIT) {
-      return waitOn(this, RECV, options?.thread, withOk);
+      return waitOn(this, RECV, options?.thread, withOk, options?.resumer);
     }
     this.thaw();
     m.unlock();

@@ -19,6 +19,7 @@
 // lock-free paths, which take one, wait for nothing while they hold it.
 
 import type { GreenThread } from "../green_thread.ts";
+import type { Resumer } from "../resumer.ts";
 import { Panic } from "../panic.ts";
 import type { Random } from "../random.ts";
 import type { SelectResult } from "../select.ts";
@@ -77,7 +78,9 @@ export interface SharedCase {
  * @param cases The cases; at most one default, checked by the caller.
  * @param random The PRNG choosing among ready cases.
  * @param thread The selecting thread.
- * @returns The result at once, or a promise of it.
+ * @param resumer What continues the selecting code instead of a promise.
+ * @returns The result at once, or a promise of it (`PARKED` with a
+ * resumer).
  * @throws {Panic} `send on closed channel` when such a case is chosen.
  *
  * @example Usage
@@ -120,6 +123,7 @@ export function selectShared(
   cases: readonly SharedCase[],
   random: Random,
   thread: GreenThread | undefined,
+  resumer?: Resumer,
 ): SelectResult | Promise<SelectResult> {
   const n = cases.length;
   member.lock();
@@ -179,7 +183,7 @@ export function selectShared(
   if (parked.length > 0 && pollFirst(member, si + S_FIRED, -1)) {
     return selectOutcome(member, rec, channels, thread);
   }
-  const wait = new SelectWait(member, rec, channels, thread);
+  const wait = new SelectWait(member, rec, channels, thread, resumer);
   i32[si + S_TOKEN] = member.park(
     wait,
     parked.length === 0 ? "select (no cases)" : "select",
@@ -298,8 +302,9 @@ class SelectWait extends SharedWait<SelectResult> {
     record: number,
     channels: readonly (SharedChannel<unknown> | undefined)[],
     thread: GreenThread | undefined,
+    resumer: Resumer | undefined,
   ) {
-    super(thread);
+    super(thread, resumer);
     this.#member = member;
     this.#record = record;
     this.#channels = channels;

@@ -3,6 +3,13 @@
 // select or group waits in the shared heap.
 
 import type { GreenThread, Parked } from "../green_thread.ts";
+import {
+  PARKED,
+  type Resumer,
+  type Settle,
+  settle,
+  settleWithError,
+} from "../resumer.ts";
 import type { PoolMember } from "./pool_member.ts";
 
 /** A parked operation on shared objects, resumed by token. */
@@ -19,8 +26,9 @@ export interface SharedParked extends Parked {
 function noop(): void {}
 
 /**
- * A parked operation on shared objects with the promise its thread awaits:
- * a subclass's `settle` reads the outcome and calls `resolve` or `reject`.
+ * A parked operation on shared objects with the promise its thread awaits,
+ * or with the resumer that continues it (then `promise` is `PARKED`): a
+ * subclass's `settle` reads the outcome and calls `resolve` or `reject`.
  *
  * @typeParam T What the operation resolves with.
  *
@@ -42,22 +50,41 @@ function noop(): void {}
 export abstract class SharedWait<T> implements SharedParked {
   /** The parked thread, if known. */
   thread: GreenThread | undefined;
-  /** What the parked code awaits. */
+  /** What the parked code awaits: `PARKED` when a resumer continues it. */
   readonly promise: Promise<T>;
-  /** Settles `promise` with a value. */
-  protected resolve: (value: T) => void = noop;
-  /** Settles `promise` with an error (a panic). */
-  protected reject: (error: unknown) => void = noop;
+  // Where the outcome goes: the promise's resolve function, or the resumer.
+  #to: Settle<T> = noop;
 
   /**
    * @param thread The parking thread.
+   * @param resumer What continues the parked code instead of a promise.
    */
-  constructor(thread: GreenThread | undefined) {
+  constructor(thread: GreenThread | undefined, resumer?: Resumer) {
     this.thread = thread;
-    this.promise = new Promise<T>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
+    if (resumer !== undefined) {
+      this.#to = resumer;
+      this.promise = PARKED;
+    } else {
+      this.promise = new Promise<T>((resolve) => this.#to = resolve);
+    }
+  }
+
+  /**
+   * Settles `promise` with a value, or resumes with it.
+   *
+   * @param value The outcome.
+   */
+  protected resolve(value: T): void {
+    settle(this.#to, value);
+  }
+
+  /**
+   * Settles `promise` with an error (a panic), or fails the resumer.
+   *
+   * @param error The error.
+   */
+  protected reject(error: unknown): void {
+    settleWithError(this.#to, error);
   }
 
   /** Nothing to unlink here: records in the heap outlive the run. */

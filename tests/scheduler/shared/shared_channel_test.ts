@@ -6,6 +6,7 @@ import {
 } from "@std/assert";
 import type { GreenThread } from "../../../scheduler/green_thread.ts";
 import { Panic } from "../../../scheduler/panic.ts";
+import { PARKED } from "../../../scheduler/resumer.ts";
 import type { SharedHeap } from "../../../scheduler/shared/heap.ts";
 import {
   SharedChannel,
@@ -173,6 +174,73 @@ Deno.test("SharedChannel.close() makes parked senders panic", async () => {
         assertEquals(p.message, "send on closed channel");
       }
     }
+  });
+});
+
+Deno.test("SharedChannel operations with a resumer return PARKED and hand over the outcome", async () => {
+  await soloRun(async ({ member, scheduler }, main) => {
+    for (const cap of [0, 1]) {
+      const ch = SharedChannel.create(member, cap, numberCodec, -1);
+      if (cap === 1) ch.trySend(0); // full: the send below waits
+      const log: unknown[] = [];
+      const sender = scheduler.go((t) =>
+        new Promise<void>((resolve) => {
+          const resumer = {
+            resume: (v: unknown) => resolve(void log.push(["sent", v])),
+            fail: (e: unknown) => resolve(void log.push(["failed", e])),
+          };
+          assertEquals(ch.send(9, { thread: t, resumer }), PARKED);
+        })
+      );
+      await untilBlocked(sender);
+      if (cap === 1) assertEquals(ch.recv({ thread: main }), 0);
+      else assertEquals(await ch.recv({ thread: main }), 9);
+      await sender.done;
+      assertEquals(log, [["sent", undefined]]);
+      const receiver = scheduler.go((t) =>
+        new Promise<void>((resolve) => {
+          const resumer = {
+            resume: (v: unknown) => resolve(void log.push(["got", v])),
+            fail: (e: unknown) => resolve(void log.push(["failed", e])),
+          };
+          const got = ch.recvOk({ thread: t, resumer });
+          if (got === PARKED) return;
+          resumer.resume(got); // cap 1: the sender's 9 is buffered
+        })
+      );
+      if (cap === 0) {
+        await untilBlocked(receiver);
+        ch.close();
+      }
+      await receiver.done;
+      assertEquals(log[1], [
+        "got",
+        cap === 0 ? { value: -1, ok: false } : { value: 9, ok: true },
+      ]);
+    }
+  });
+});
+
+Deno.test("SharedChannel: a send parked with a resumer fails it with the close's panic", async () => {
+  await soloRun(async ({ member, scheduler }) => {
+    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    let failure: unknown;
+    const sender = scheduler.go((t) =>
+      new Promise<void>((resolve) => {
+        ch.send(1, {
+          thread: t,
+          resumer: {
+            resume: () => resolve(),
+            fail: (e) => resolve(void (failure = e)),
+          },
+        });
+      })
+    );
+    await untilBlocked(sender);
+    ch.close();
+    await sender.done;
+    assertInstanceOf(failure, Panic);
+    assertEquals((failure as Panic).message, "send on closed channel");
   });
 });
 

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { Panic } from "../../../scheduler/panic.ts";
 import { Random } from "../../../scheduler/random.ts";
+import { PARKED } from "../../../scheduler/resumer.ts";
 import type { SelectResult } from "../../../scheduler/select.ts";
 import { C_RECVQ, C_SENDQ } from "../../../scheduler/shared/_records.ts";
 import { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
@@ -119,6 +120,29 @@ Deno.test("selectShared() parked is woken by a send and leaves no waiter on its 
     await untilBlocked(late);
     assertEquals(await b.recv({ thread: main }), 7);
     await late.done;
+  });
+});
+
+Deno.test("selectShared() with a resumer returns PARKED and resumes with the case that fired", async () => {
+  await soloRun(async ({ member, scheduler }, main) => {
+    const a = SharedChannel.create(member, 0, numberCodec, 0);
+    const b = SharedChannel.create(member, 0, numberCodec, 0);
+    let result: unknown;
+    const selector = scheduler.go((t) =>
+      new Promise<void>((resolve) => {
+        const resumer = {
+          resume: (v: unknown) => resolve(void (result = v)),
+          fail: (e: unknown) => resolve(void (result = e)),
+        };
+        const cases = [{ recv: a }, { recv: b }];
+        assertEquals(selectShared(member, cases, t.random, t, resumer), PARKED);
+      })
+    );
+    await untilBlocked(selector);
+    assertEquals(b.send(3, { thread: main }), undefined);
+    await selector.done;
+    assertEquals(result, { index: 1, value: 3, ok: true });
+    assert(!hasWaiters(a) && !hasWaiters(b));
   });
 });
 
