@@ -10,6 +10,13 @@ import {
   type GreenThread,
   type Parked,
 } from "./green_thread.ts";
+import {
+  PARKED,
+  type Resumer,
+  type Settle,
+  settle,
+  settleWithError,
+} from "./resumer.ts";
 import { currentScheduler, type Scheduler } from "./scheduler.ts";
 
 /** Options for {@linkcode sleep}. */
@@ -28,6 +35,14 @@ export interface SleepOptions {
    * @default {currentThread()}
    */
   thread?: GreenThread;
+  /**
+   * For runtimes that keep their own continuations: the sleep returns
+   * `PARKED` and wakes this resumer instead of settling a promise (see
+   * resumer.ts).
+   *
+   * @default {undefined}
+   */
+  resumer?: Resumer;
 }
 
 /** Options for {@linkcode after}. */
@@ -67,8 +82,8 @@ function noop(): void {}
  * `sleep`). A duration of zero or less returns at once, as in Go.
  *
  * @param ms How long to sleep, in milliseconds.
- * @param options An abort signal and the sleeping thread.
- * @returns A promise that fulfils after `ms`.
+ * @param options An abort signal, the sleeping thread and a resumer.
+ * @returns A promise that fulfils after `ms` (`PARKED` with a resumer).
  *
  * @example Usage
  * ```ts
@@ -86,20 +101,25 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
   if (!(ms > 0)) return Promise.resolve();
   const thread = options?.thread ?? currentThread();
   const run = (thread?.scheduler ?? currentScheduler()).runState;
-  if (run.ended) return new Promise(noop);
-  const { promise, resolve, reject } = Promise.withResolvers<void>();
+  const resumer = options?.resumer;
+  if (run.ended) return resumer === undefined ? new Promise(noop) : PARKED;
+  let promise = PARKED as Promise<void>;
+  let to: Settle<void> | undefined = resumer;
+  if (to === undefined) promise = new Promise((resolve) => to = resolve);
   // A sleeping thread waits on no channel: nothing to unlink.
   const sleeping: Parked = { unlink: noop };
   if (thread !== undefined) thread.block("sleep", sleeping);
   const onAbort = () => {
     run.stopTimer(handle);
     if (thread === undefined || thread.unblock(sleeping)) {
-      reject(signal!.reason);
+      settleWithError(to!, signal!.reason);
     }
   };
   const handle = run.startTimer(ms, () => {
     signal?.removeEventListener("abort", onAbort);
-    if (thread === undefined || thread.unblock(sleeping)) resolve();
+    if (thread === undefined || thread.unblock(sleeping)) {
+      settle(to!, undefined);
+    }
   });
   signal?.addEventListener("abort", onAbort, { once: true });
   return promise;

@@ -1,5 +1,13 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
-import { after, Channel, go, run, select, sleep } from "../../scheduler/mod.ts";
+import {
+  after,
+  Channel,
+  go,
+  PARKED,
+  run,
+  select,
+  sleep,
+} from "../../scheduler/mod.ts";
 import { within } from "../_helpers/within.ts";
 import { settle } from "./_settle.ts";
 
@@ -36,6 +44,40 @@ Deno.test("sleep() with an AbortSignal rejects early", async () => {
       );
       assertEquals(reason, "wake");
       assert(performance.now() - t0 < 1000);
+    }, { seed: 1 }),
+  );
+});
+
+Deno.test("sleep() with a resumer returns PARKED and resumes it after the duration, or fails it on abort", async () => {
+  await within(
+    2000,
+    run(async (main) => {
+      const ac = new AbortController();
+      const outcomes: unknown[] = [];
+      const woken = Promise.withResolvers<void>();
+      const resumer = (name: string) => ({
+        resume: (v: unknown) => outcomes.push([name, "resumed", v]),
+        fail: (e: unknown) => {
+          outcomes.push([name, "failed", e]);
+          woken.resolve();
+        },
+      });
+      const t0 = performance.now();
+      assertEquals(
+        sleep(5, { thread: main, resumer: resumer("short") }),
+        PARKED,
+      );
+      assertEquals(main.waitReason, "sleep");
+      const long = { signal: ac.signal, resumer: resumer("long") };
+      assertEquals(sleep(10000, long), PARKED);
+      await sleep(20);
+      assert(performance.now() - t0 >= 4);
+      ac.abort("wake");
+      await woken.promise;
+      assertEquals(outcomes, [
+        ["short", "resumed", undefined],
+        ["long", "failed", "wake"],
+      ]);
     }, { seed: 1 }),
   );
 });
