@@ -45,7 +45,9 @@ and the parameters, one file per variable or combined (__params__,
 
 Flags:
   --workers N        threads for green threads, 1 to 256 (default: the
-                     machine's cores; 1 keeps everything on the main thread)
+                     machine's cores, or 1 with --device webgpu, as a run
+                     with workers keeps its tensors on the CPU; 1 keeps
+                     everything on the main thread)
   --device D         auto | webgpu | cpu (default auto: the GPU on a hardware
                      adapter for a program with large float32 tensors, else
                      the CPU)
@@ -277,10 +279,18 @@ async function runCommand(
         : `one program expected, got ${positionals.length}`,
     );
   }
+  const device = values.device ?? "auto";
+  if (!["auto", "webgpu", "cpu"].includes(device)) {
+    throw new ProgramError(
+      `--device: "${device}" is not one of auto, webgpu, cpu`,
+    );
+  }
+  // A run with workers keeps its tensors on the CPU: asking for the GPU by
+  // name keeps the run on one worker, unless --workers says otherwise.
   const workers = positiveInt(
     "--workers",
     values.workers,
-    navigator.hardwareConcurrency,
+    device === "webgpu" ? 1 : navigator.hardwareConcurrency,
   );
   if (workers > MAX_WORKERS) {
     throw new ProgramError(
@@ -288,12 +298,6 @@ async function runCommand(
     );
   }
   const seed = positiveInt("--seed", values.seed, 1);
-  const device = values.device ?? "auto";
-  if (!["auto", "webgpu", "cpu"].includes(device)) {
-    throw new ProgramError(
-      `--device: "${device}" is not one of auto, webgpu, cpu`,
-    );
-  }
   const feeds = Object.fromEntries(
     await Promise.all((values.feed ?? []).map(readFeed)),
   );

@@ -556,3 +556,29 @@ Deno.test({
     assertStringIncludes(gpu.stderr, "device: webgpu (");
   },
 });
+
+Deno.test({
+  name:
+    "--device webgpu keeps a program with goroutines on one worker and the GPU, unless --workers asks for more",
+  ...gpuTest,
+  async fn() {
+    const program = "examples/parallel_mult.pb";
+    const gpu = await cli([program, "--device", "webgpu", "--explain"]);
+    const cpu = await cli([program, "--device", "cpu", "--workers", "2"]);
+    assertEquals([gpu.code, gpu.stdout], [0, cpu.stdout]);
+    assertStringIncludes(gpu.stderr, "device: webgpu (");
+    const pooled = await cli([
+      program,
+      "--device",
+      "webgpu",
+      "--workers",
+      "2",
+      "--explain",
+    ]);
+    assertEquals(pooled.stdout, cpu.stdout);
+    assertStringIncludes(
+      pooled.stderr,
+      "but a run with workers uses the CPU)",
+    );
+  },
+});
