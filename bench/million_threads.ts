@@ -10,17 +10,22 @@
 // channel receive itself, so the thread is the parked operation with no
 // async frame of its own. Last, the same through the interpreter: a Rill
 // program whose loop runs `go` a million times, each goroutine parked in a
-// `channel_recv`, measured while the main thread sleeps.
+// `channel_recv`, measured while the main thread sleeps; and goroutines
+// that each loop receiving until the channel closes, parked inside their
+// `while`.
 
 import {
   closeChannel,
   Executor,
+  fillConstant,
   forRange,
   go,
   makeChannel,
   Program,
   recv,
   sleep,
+  type Variable,
+  whileLoop,
 } from "../mod.ts";
 import { Channel, Scheduler, type SchedulerOptions } from "../scheduler/mod.ts";
 
@@ -119,11 +124,14 @@ await measure(
 // The interpreter's goroutines. The main thread sleeps long enough for the
 // measurement, taken from a timer while it does; then the channel closes and
 // every goroutine finishes.
-{
+async function measureProgram(
+  shape: string,
+  goroutine: (gate: Variable) => void,
+) {
   const program = new Program();
   program.guard(() => {
     const gate = makeChannel({ dtype: "int32" });
-    forRange(N, () => go(() => void recv(gate)));
+    forRange(N, () => go(() => goroutine(gate)));
     sleep(SLEEP_MS);
     closeChannel(gate);
   });
@@ -132,7 +140,7 @@ await measure(
   const measured = new Promise<void>((resolve) =>
     setTimeout(() => {
       const during = heapMiB();
-      console.log("a Rill program: forRange(N, () => go(() => recv(gate)))");
+      console.log(shape);
       console.log(
         `  heap used        ${during.toFixed(0)} MiB (${
           before.toFixed(0)
@@ -154,3 +162,15 @@ await measure(
     } s of it asleep)`,
   );
 }
+
+await measureProgram(
+  "a Rill program: forRange(N, () => go(() => recv(gate)))",
+  (gate) => void recv(gate),
+);
+await measureProgram(
+  "a Rill program, receiving in a loop: go(() => whileLoop(ok, () => recv(gate, { status: ok })))",
+  (gate) => {
+    const ok = fillConstant({ shape: [1], dtype: "bool", value: 1 });
+    whileLoop(ok, () => void recv(gate, { status: ok }));
+  },
+);

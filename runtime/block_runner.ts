@@ -181,9 +181,10 @@ function noop(): void {}
 // settles runBlock's promise.
 //
 // While a suspension unwinds, each runner up the chain makes its frame and
-// links the one below to it: `ctx.unwinding` holds the outermost frame so
-// far, whose caller is not known yet. It is undefined again whenever an op
-// starts, as ops return a sub-block's PARKED at once.
+// links the one below to it: `unwinding` holds the outermost frame so far,
+// whose caller is not known yet. It is undefined again whenever an op
+// starts, as ops return a sub-block's PARKED at once; so one variable
+// serves every thread.
 
 /** How a root frame ends: the thread's `done`, or runBlock's promise. */
 type FrameEnd = (() => void) | PromiseWithResolvers<void>;
@@ -208,6 +209,8 @@ export class BlockFrame {
   ) {}
 }
 
+let unwinding: BlockFrame | undefined;
+
 // Records that `frame`'s block suspended at op `at` on `suspension` (with
 // `rerun`), and arranges its continuation.
 function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
@@ -215,8 +218,8 @@ function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
   suspension = undefined;
   frame.at = at;
   frame.rerun = rerun;
-  const inner = ctx.unwinding;
-  ctx.unwinding = undefined;
+  const inner = unwinding;
+  unwinding = undefined;
   if (pending !== PARKED && inner !== undefined) {
     throw new InternalError(
       `${frame.block.ops[at].location} did not return its sub-block's PARKED`,
@@ -232,7 +235,7 @@ function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
   } else {
     inner.caller = frame;
   }
-  if (frame.caller === undefined) ctx.unwinding = frame;
+  if (frame.caller === undefined) unwinding = frame;
 }
 
 /**

@@ -99,13 +99,6 @@ export class ThreadContext implements Resumer {
    * @ignore
    */
   parkedFrame: BlockFrame | undefined = undefined;
-  /**
-   * The block runner's: while a suspension unwinds, the outermost frame it
-   * made so far, whose caller is not known yet.
-   *
-   * @ignore
-   */
-  unwinding: BlockFrame | undefined = undefined;
   #parkAs: ParkOptions | undefined = undefined;
 
   /**
