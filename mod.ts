@@ -98,6 +98,7 @@ export type { PreparedBlock, PreparedOp } from "./runtime/prepared_block.ts";
 export type {
   ClusterSettings,
   ParkOptions,
+  ResumeOptions,
   RunServices,
   ThreadContext,
 } from "./runtime/thread_context.ts";
@@ -150,6 +151,8 @@ export type {
   TensorFileFormat,
 } from "./runtime/tensor_files/tensor_file.ts";
 export * from "./gen/rill/v1/framework_pb.ts";
+/** The program format's `Scalar` message (`Scalar` names the element type). */
+export type { Scalar as ScalarMessage } from "./gen/rill/v1/framework_pb.ts";
 /** The green-thread runtime as a TypeScript API: channels, `go`, `select`, timers. */
 export * as csp from "./scheduler/mod.ts";
 
