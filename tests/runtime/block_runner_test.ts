@@ -55,6 +55,26 @@ function inThread(
   return scheduler.run((thread) => fn(threadContext(run, thread), scheduler));
 }
 
+/** Runs `block` as the whole work of a spawned thread: the panic that ends the run. */
+function threadBlockPanic(block: PreparedBlock): Promise<Panic> {
+  return assertRejects(
+    () =>
+      inThread(async (main, scheduler) => {
+        scheduler.goFrom(
+          main.thread,
+          (thread) =>
+            runThreadBlock(
+              block,
+              new Scope(block.layout),
+              threadContext(main.run, thread),
+            ),
+        );
+        await new Promise(() => {}); // the panic ends the run
+      }),
+    Panic,
+  );
+}
+
 const later = <T>(value: T) =>
   new Promise<T>((resolve) => setTimeout(() => resolve(value), 1));
 
@@ -159,22 +179,7 @@ Deno.test("runThreadBlock() fails the run with a panic raised after a suspension
       resume: undefined,
     },
   ]);
-  const e = await assertRejects(
-    () =>
-      inThread(async (main, scheduler) => {
-        scheduler.goFrom(
-          main.thread,
-          (thread) =>
-            runThreadBlock(
-              block,
-              new Scope(block.layout),
-              threadContext(main.run, thread),
-            ),
-        );
-        await new Promise(() => {}); // the panic ends the run
-      }),
-    Panic,
-  );
+  const e = await threadBlockPanic(block);
   assertEquals([e.message, e.where], ["print: boom", "block 0 op 1 (step)"]);
   assertEquals(e.thread?.id, 2);
 });
@@ -306,19 +311,7 @@ Deno.test("a panic in a sub-block after a suspension is located at its op and en
     subBlockOp(inner, log, "outer"),
     { run: () => void log.push("never"), resume: undefined },
   ]);
-  const e = await assertRejects(
-    () =>
-      inThread(async (main, scheduler) => {
-        scheduler.goFrom(main.thread, (thread) =>
-          runThreadBlock(
-            outer,
-            new Scope(outer.layout),
-            threadContext(main.run, thread),
-          ));
-        await new Promise(() => {}); // the panic ends the run
-      }),
-    Panic,
-  );
+  const e = await threadBlockPanic(outer);
   assertEquals([e.message, e.where], ["print: deep", "block 1 op 1 (step)"]);
   assertEquals(e.thread?.id, 2);
   assertEquals(log, ["outer ran its sub-block: PARKED"]);
