@@ -211,6 +211,22 @@ export class BlockFrame {
 
 let unwinding: BlockFrame | undefined;
 
+// How a frame ends whose op dropped it: nowhere (the op's error says so).
+const LOST: FrameEnd = {
+  promise: Promise.resolve(),
+  resolve: noop,
+  reject: noop,
+};
+
+// An op returned something other than its sub-block's PARKED: a bug in the
+// op. The sub-block's frame is cut loose, and the op fails.
+function lostSubBlock(op: PreparedOp, frame: BlockFrame): InternalError {
+  frame.caller = LOST;
+  return new InternalError(
+    `${op.location} did not return its sub-block's PARKED`,
+  );
+}
+
 // Records that `frame`'s block suspended at op `at` on `suspension` (with
 // `rerun`), and arranges its continuation.
 function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
@@ -221,9 +237,7 @@ function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
   const inner = unwinding;
   unwinding = undefined;
   if (pending !== PARKED && inner !== undefined) {
-    throw new InternalError(
-      `${frame.block.ops[at].location} did not return its sub-block's PARKED`,
-    );
+    throw lostSubBlock(frame.block.ops[at], inner);
   }
   if (pending !== PARKED) {
     pending.then(
@@ -280,15 +294,14 @@ function resumeFrame(
   value: unknown,
 ): void {
   for (;;) {
-    let i: number;
     try {
-      i = frame.rerun
+      const i = frame.rerun
         ? runOps(frame.block, frame.scope, ctx, frame.at)
         : finishOp(frame, value, ctx);
+      if (i < frame.block.ops.length) return suspend(ctx, frame, i);
     } catch (e) {
       return failFrame(ctx, frame, e);
     }
-    if (i < frame.block.ops.length) return suspend(ctx, frame, i);
     const caller = frame.caller;
     if (!(caller instanceof BlockFrame)) {
       return endRoot(ctx, caller!, undefined);
@@ -387,6 +400,11 @@ function runOps(
         suspension = pending;
         rerun = false;
         return i;
+      }
+      if (unwinding !== undefined) {
+        const lost = unwinding;
+        unwinding = undefined;
+        throw lostSubBlock(op, lost);
       }
     }
     return i;

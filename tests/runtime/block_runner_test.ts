@@ -5,7 +5,13 @@
 // (runSubBlock) and hand back to the op that ran them, and operations
 // parked on the thread's resumer, blocks deep.
 
-import { assert, assertEquals, assertRejects } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertInstanceOf,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
 import { create } from "@bufbuild/protobuf";
 import {
   BlockDescSchema,
@@ -20,6 +26,7 @@ import {
   runThreadBlock,
 } from "../../runtime/block_runner.ts";
 import { Channel, PARKED } from "../../scheduler/mod.ts";
+import { InternalError } from "../../runtime/errors.ts";
 import { OPS } from "../../runtime/ops/mod.ts";
 import type {
   PreparedBlock,
@@ -363,4 +370,35 @@ Deno.test("runBlock() inside an op's own promise, while the thread's block waits
     await done;
   });
   assertEquals(log, ["nested got one", "async op done", "outer got two"]);
+});
+
+Deno.test("an op that drops its sub-block's PARKED fails with an internal error, not a hang", async () => {
+  const inner = blockOf(
+    [{ run: () => later(undefined), resume: undefined }],
+    1,
+  );
+  // The op returns another promise, or nothing, instead of PARKED.
+  for (const instead of [() => later(undefined), () => undefined]) {
+    const outer = blockOf([
+      { run: () => later(undefined), resume: undefined },
+      {
+        run: (scope, ctx) => {
+          runSubBlock(inner, new Scope(inner.layout, scope), ctx);
+          return instead();
+        },
+        resume: undefined,
+      },
+    ]);
+    let error: unknown;
+    await inThread(async (ctx) => {
+      await (runBlock(outer, new Scope(outer.layout), ctx) as Promise<void>)
+        .catch((e) => error = e);
+      await later(undefined); // the lost sub-block ends, going nowhere
+    });
+    assertInstanceOf(error, InternalError);
+    assertStringIncludes(
+      (error as InternalError).message,
+      "block 0 op 1 (step) did not return its sub-block's PARKED",
+    );
+  }
 });
