@@ -1,7 +1,9 @@
 /**
  * Runs a prepared block on the current green thread, op by op. An op that
- * completes synchronously costs one call; only an op that returns a promise
- * moves the rest of the block onto an async continuation.
+ * completes synchronously costs one call; an op that waits (returns a
+ * promise, or `PARKED` from an operation parked on the thread's resumer)
+ * suspends the block as a small frame that its outcome continues, with no
+ * async function per suspended block.
  *
  * Every error that escapes an op becomes a `Panic` located at that op
  * (`block B op I <type>`), so a shape mismatch found while running names the
