@@ -213,8 +213,9 @@ export function park(
     thread.block(reason, w);
   }
   queue.push(w);
-  const p = resumer === undefined ? parkPromise(w) : PARKED;
-  if (resumer !== undefined) w.resolve = resumer;
+  let p: Promise<unknown> = PARKED;
+  if (resumer === undefined) p = parkPromise(w);
+  else w.resolve = resumer;
   const signal = options?.signal;
   if (signal !== undefined) {
     w.abort = watch(signal, () => abortWaiter(w), thread);
@@ -240,8 +241,9 @@ export function parkSelect(
     rec.thread = thread;
     thread.block(reason, rec);
   }
-  const p = resumer === undefined ? parkPromise(rec) : PARKED;
-  if (resumer !== undefined) rec.resolve = resumer;
+  let p: Promise<SelectOutcome> = PARKED;
+  if (resumer === undefined) p = parkPromise(rec);
+  else rec.resolve = resumer;
   const signal = options?.signal;
   if (signal !== undefined) {
     rec.abort = watch(signal, () => abortSelect(rec), thread);

@@ -1,4 +1,4 @@
-// Resumers: how a runtime's threads wait on a channel without a promise.
+// Resumers: how a runtime's threads wait without a promise.
 //
 // A parked operation normally returns a promise, which its thread awaits.
 // Per parked thread that is the promise, its resolve function and the
@@ -19,7 +19,7 @@
 /**
  * Takes the outcome of a parked operation in place of a promise: what a
  * runtime that keeps its own continuations names as the `resumer` option of
- * channel operations and `select`.
+ * channel operations (shared ones too), `select` and `sleep`.
  *
  * @example Usage
  * ```ts
@@ -43,8 +43,7 @@ export interface Resumer {
 }
 
 /**
- * What a channel operation or `select` given a `resumer` returns when it
- * parks: a promise that never settles, which only identity tells apart.
+ * What an operation given a `resumer` returns when it parks: a promise that never settles, which only identity tells apart.
  * The outcome goes to the resumer instead.
  */
 export const PARKED: Promise<never> = new Promise(() => {});
