@@ -196,7 +196,7 @@ const channelRecv = defineOp({
     const ch = ctx.input("Channel");
     const out = ctx.output("Out");
     const status = ctx.optionalOutput("Status");
-    // A parked receive returns PARKED (or a shared channel's promise);
+    // A parked receive returns PARKED (local or shared alike);
     // `resume` stores what it delivers (no `.then` per parked receiver).
     if (status === undefined) {
       return {

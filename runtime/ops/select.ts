@@ -152,7 +152,7 @@ const selectOp = defineOp({
         body: ctx.block(sub_blocks[i]),
       };
     });
-    // A parked select returns PARKED (or a shared select's promise) and
+    // A parked select returns PARKED (local or shared alike), and
     // `resume` runs the chosen case; once that case's block has ended
     // after suspending, `resume` runs again with nothing.
     return {
