@@ -6,7 +6,6 @@
  * @module
  */
 import type { OpDesc, ProgramDesc } from "../gen/rill/v1/framework_pb.ts";
-import { cpuDevice } from "../kernels/cpu/device.ts";
 import type { Device } from "../kernels/device.ts";
 import { readBack } from "../kernels/device_tensor.ts";
 import type { Tensor } from "../kernels/tensor.ts";
@@ -25,7 +24,7 @@ import {
   threadContext,
 } from "./thread_context.ts";
 import { validateProgram } from "./validate.ts";
-import { chooseDevice, type DeviceName } from "./device_choice.ts";
+import { chooseDevice, type DeviceName, withWorkers } from "./device_choice.ts";
 import type { Value } from "./value.ts";
 import { varInfoOf } from "./var_info.ts";
 
@@ -69,8 +68,10 @@ export interface ExecutorOptions {
   /**
    * The device tensor kernels run on: a Device, or one by name (`auto`
    * uses the GPU on a hardware adapter for a program with large float
-   * tensors; see runtime/device_choice.ts). A run with workers uses the
-   * CPU device on every worker for now.
+   * tensors; see runtime/device_choice.ts). A run with workers keeps its
+   * tensors on the CPU: a GPU that `auto` finds keeps the run on one
+   * worker, and a device named here gives way to `workers` (see
+   * `withWorkers`).
    *
    * @default {"cpu"}
    */
@@ -208,16 +209,14 @@ export class Executor {
     // ThreadContext, and a million parked threads fit in 1 GiB.
     const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
     const batch = batchOf(options.feeds);
-    let choice = typeof this.#device === "string"
+    const chosen = typeof this.#device === "string"
       ? await chooseDevice(this.#device, desc, batch)
       : { device: this.#device, reason: this.#device.name };
-    if (this.#workers > 1 && wantsPool(desc, batch)) {
-      if (choice.device !== cpuDevice && choice.device.name !== "cpu") {
-        choice = {
-          device: cpuDevice,
-          reason: `cpu (${choice.reason}, but a run with workers uses the CPU)`,
-        };
-      }
+    // Workers keep their tensors on the CPU: the device may decide.
+    const { pooled, choice } = this.#workers > 1 && wantsPool(desc, batch)
+      ? withWorkers(this.#device, chosen)
+      : { pooled: false, choice: chosen };
+    if (pooled) {
       // The pool's modules load only for a run that uses them.
       const { runWithPool } = await import("./pool/run_with_pool.ts");
       await runWithPool({
