@@ -7,6 +7,7 @@
 import {
   assert,
   assertEquals,
+  assertInstanceOf,
   assertRejects,
   assertStringIncludes,
 } from "@std/assert";
@@ -20,7 +21,7 @@ import {
   go,
   makeChannel,
   print,
-  type Program,
+  Program,
   ProgramError,
   recv,
   recvOk,
@@ -32,7 +33,15 @@ import {
   VarType_Type,
   whileLoop,
 } from "../../../mod.ts";
-import { Deadlock, Panic } from "../../../scheduler/mod.ts";
+import { cpuDevice } from "../../../kernels/cpu/device.ts";
+import { runBlock } from "../../../runtime/block_runner.ts";
+import { PreparedProgram } from "../../../runtime/prepare.ts";
+import { Scope } from "../../../runtime/scope.ts";
+import {
+  ThreadContext,
+  threadContext,
+} from "../../../runtime/thread_context.ts";
+import { Channel, Deadlock, Panic, Scheduler } from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { locationOf } from "../../_helpers/location_of.ts";
 import { nilChannel } from "../../_helpers/nil_channel.ts";
@@ -547,4 +556,32 @@ Deno.test("channel_recv() hands over the sent tensor itself", async () => {
     tensorOf(values[0]) === tensorOf(values[1]),
     "a sent tensor is not copied",
   );
+});
+
+Deno.test("a goroutine parked in channel_recv or channel_send waits on its thread's resumer, not a promise", async () => {
+  const program = new Program();
+  const [inbox, outbox] = program.guard(() => {
+    const inbox = makeChannel({ dtype: "int32" });
+    const outbox = makeChannel({ dtype: "int32" });
+    go(() => void recv(inbox));
+    go(() => send(outbox, fillConstant({ shape: [1], dtype: "int32" })));
+    return [inbox, outbox];
+  });
+  const block = new PreparedProgram(program.desc).block(0);
+  const scope = new Scope(block.layout);
+  const scheduler = new Scheduler({ seed: 1, threadContext: false });
+  const services = { scheduler, device: cpuDevice, seed: 1, print: () => {} };
+  await scheduler.run(async (main) => {
+    await runBlock(block, scope, threadContext(services, main));
+    await new Promise((resolve) => setTimeout(resolve, 0)); // both park
+    const parked = [
+      (scope.get(inbox.name) as Channel<unknown>).receivers.head,
+      (scope.get(outbox.name) as Channel<unknown>).senders.head,
+    ];
+    for (const waiter of parked) {
+      const resumer = waiter?.resolve;
+      assertInstanceOf(resumer, ThreadContext);
+      assertEquals((resumer as ThreadContext).thread, waiter?.thread);
+    }
+  });
 });
