@@ -41,7 +41,12 @@ import {
   ThreadContext,
   threadContext,
 } from "../../../runtime/thread_context.ts";
-import { Channel, Deadlock, Panic, Scheduler } from "../../../scheduler/mod.ts";
+import {
+  type Channel,
+  Deadlock,
+  Panic,
+  Scheduler,
+} from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { locationOf } from "../../_helpers/location_of.ts";
 import { nilChannel } from "../../_helpers/nil_channel.ts";
