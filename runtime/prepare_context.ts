@@ -12,8 +12,9 @@ import type { VarRef } from "./var_ref.ts";
 
 /**
  * An op's run function: completes synchronously (returns `undefined`) or
- * returns a promise the block runner awaits. Only promises are awaited, so
- * a run of synchronous ops costs no microtask hop.
+ * returns what it waits on, a promise or `PARKED`, after which the block
+ * runner goes on. Only a returned value suspends the block, so a run of
+ * synchronous ops costs no microtask hop.
  */
 export type OpRun = (scope: Scope, ctx: ThreadContext) => void | Promise<void>;
 

@@ -13,11 +13,12 @@ import type { VarRef } from "./var_ref.ts";
 /** One prepared op. */
 export interface PreparedOp {
   /**
-   * The run function: completes, or returns a promise the block runner
-   * awaits (and whose value it hands to `resume`, when there is one).
+   * The run function: completes, or returns what it waits on (a promise,
+   * or `PARKED`), whose outcome the block runner hands to `resume` when
+   * there is one.
    */
   readonly run: ResumableRun["run"];
-  /** Finishes an op whose run suspended for a value. */
+  /** Finishes an op whose run suspended, or waits again. */
   readonly resume: ResumableRun["resume"] | undefined;
   /** `block B op I <type>`. */
   readonly location: string;
