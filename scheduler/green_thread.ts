@@ -486,10 +486,12 @@ interface Lineage {
 const ORPHAN_KEY = 0x5bd1e995;
 
 // A 32-bit hash of a parent's key and a child's number (a SplitMix32
-// finalizer); 0 is left to the main thread.
+// finalizer); 0 is left to the main thread. Kept signed: V8 stores a 31-bit
+// or signed 32-bit integer in the thread itself, while an unsigned one past
+// 2^31 takes a heap number (16 bytes on half the threads).
 function childKey(parent: number, n: number): number {
   let z = (Math.imul(parent, 0x9e3779b9) + n) | 0;
   z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
   z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-  return ((z ^ (z >>> 16)) >>> 0) || 1;
+  return (z ^ (z >>> 16)) || 1;
 }
