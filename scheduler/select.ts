@@ -199,8 +199,11 @@ export function select<const C extends readonly SelectCase[]>(
   options?: SelectOptions,
 ): SelectReturn<C> {
   const n = cases.length;
-  // Pass 1: poll every case; count the ready ones and find the default.
+  // Pass 1: poll every case; count the ready ones (and mark the first 31
+  // in a bit mask, so that choosing among them needs no second poll) and
+  // find the default.
   let ready = 0;
+  let readyMask = 0;
   let chosen = -1;
   let defaultIndex = -1;
   for (let i = 0; i < n; i++) {
@@ -208,11 +211,13 @@ export function select<const C extends readonly SelectCase[]>(
     if (c.recv !== undefined) {
       if (c.recv !== null && c.recv.canRecv()) {
         ready++;
+        readyMask |= 1 << i;
         chosen = i;
       }
     } else if (c.send !== undefined) {
       if (c.send !== null && c.send.canSend()) {
         ready++;
+        readyMask |= 1 << i;
         chosen = i;
       }
     } else if (c.default === true) {
@@ -231,7 +236,8 @@ export function select<const C extends readonly SelectCase[]>(
     if (ready > 1) {
       const random = options?.random ?? options?.thread?.random ??
         currentRandom();
-      chosen = nthReady(cases, random.nextInt(ready));
+      const k = random.nextInt(ready);
+      chosen = n <= 31 ? nthBit(readyMask, k) : nthReady(cases, k);
     }
     return perform(
       cases[chosen] as AnyCase,
@@ -274,6 +280,13 @@ export function select<const C extends readonly SelectCase[]>(
   }
   // Pass 3 happens in the waker; see the top of this file.
   return parked as Promise<SelectOutcome> as SelectReturn<C>;
+}
+
+// The position of the k-th set bit (0-based) of a mask with more than k.
+function nthBit(mask: number, k: number): number {
+  let m = mask;
+  for (let j = k; j > 0; j--) m &= m - 1; // clears the lowest set bit
+  return 31 - Math.clz32(m & -m);
 }
 
 // The index of the k-th ready case (0-based) in case order.
