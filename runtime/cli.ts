@@ -290,7 +290,10 @@ async function runCommand(
   const workers = positiveInt(
     "--workers",
     values.workers,
-    device === "webgpu" ? 1 : navigator.hardwareConcurrency,
+    // A machine with more cores than a pool may have gets the largest pool.
+    device === "webgpu"
+      ? 1
+      : Math.min(navigator.hardwareConcurrency, MAX_WORKERS),
   );
   if (workers > MAX_WORKERS) {
     throw new ProgramError(

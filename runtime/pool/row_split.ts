@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { Global } from "../../scheduler/shared/heap.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 
 // A ticket's words; a job's own words follow.
@@ -181,23 +182,26 @@ export class RowSplit {
   help(message: number): void {
     const ticket = message - 1;
     try {
-      this.#computeClaimed(ticket, false);
+      const rows = this.#computeClaimed(ticket, false);
+      Atomics.add(this.#member.heap.i32, Global.HelpedRows, rows);
     } finally {
       this.#release(ticket);
     }
   }
 
   // Claims chunks of rows and computes them until none are left; a chunk
-  // that throws ends the claims (see the top of this file).
-  #computeClaimed(ticket: number, rethrow: boolean): void {
+  // that throws ends the claims (see the top of this file). Returns how
+  // many rows this worker computed.
+  #computeClaimed(ticket: number, rethrow: boolean): number {
     const i32 = this.#member.heap.i32;
     const t = ticket >> 2;
     const rows = i32[t + ROWS];
     const chunk = i32[t + CHUNK];
     const work = this.#jobs[i32[t + JOB]];
+    let computed = 0;
     for (;;) {
       const start = Atomics.add(i32, t + NEXT, chunk);
-      if (start >= rows) return;
+      if (start >= rows) return computed;
       const end = Math.min(rows, start + chunk);
       try {
         work(t, start, end);
@@ -207,8 +211,9 @@ export class RowSplit {
         Atomics.add(i32, t + DONE, end - start + Math.max(0, rows - rest));
         Atomics.notify(i32, t + DONE);
         if (rethrow) throw error;
-        return;
+        return computed;
       }
+      computed += end - start;
       Atomics.add(i32, t + DONE, end - start);
       Atomics.notify(i32, t + DONE);
     }

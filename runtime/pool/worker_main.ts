@@ -92,9 +92,20 @@ function start(init: WorkerInit): void {
   });
 }
 
+// An error that escapes every handler (a bug in Rill) fails the run with a
+// panic naming this worker, which the main thread prints as one line,
+// rather than Deno printing its stack trace.
+function died(event: Event, error: unknown): void {
+  event.preventDefault();
+  report({ type: "died", message: `Uncaught ${error}` });
+}
+self.addEventListener("error", (e) => died(e, e.error ?? e.message));
+self.addEventListener("unhandledrejection", (e) => died(e, e.reason));
+
 self.onmessage = (event: MessageEvent) => {
   const message = event.data;
   if (message.type === "init") return start(message as WorkerInit);
+  if (message.type === "crash") throw new Error("crash asked for by a test");
   if (message.type === "probe") {
     // Answer after the current macrotask, so that any step in progress has
     // finished and shows in the counts.

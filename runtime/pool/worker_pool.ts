@@ -49,7 +49,8 @@ export type WorkerReport =
     readonly where: string | undefined;
     readonly thread: ThreadInfo | undefined;
     readonly threads: readonly ThreadInfo[];
-  };
+  }
+  | { readonly type: "died"; readonly message: string };
 
 /** Options of {@linkcode WorkerPool}. */
 export interface WorkerPoolOptions {
@@ -94,6 +95,21 @@ export interface PoolHandle {
    * @param index A worker index, 1 and up.
    */
   kill(index: number): void;
+  /**
+   * Makes worker `index` throw an error nothing catches, as a bug in Rill
+   * would: the run fails through the worker's error event.
+   *
+   * @param index A worker index, 1 and up.
+   */
+  crash(index: number): void;
+  /**
+   * Rows of split operators (large matmuls, elementwise ops, reductions)
+   * that a worker computed for another worker's call, so far in the run:
+   * zero while no operator has really been split.
+   *
+   * @returns The count.
+   */
+  helpedRows(): number;
 }
 
 /**
@@ -202,6 +218,24 @@ export class WorkerPool implements PoolHandle {
     this.#died(index, "terminated");
   }
 
+  /**
+   * Makes worker `index` throw an uncaught error (a test hook).
+   *
+   * @param index A worker index, 1 and up.
+   */
+  crash(index: number): void {
+    this.#workers[index - 1]?.postMessage({ type: "crash" });
+  }
+
+  /**
+   * Rows of split operators computed by a worker for another's call.
+   *
+   * @returns The count.
+   */
+  helpedRows(): number {
+    return Atomics.load(this.#options.heap.i32, Global.HelpedRows);
+  }
+
   #heard(worker: number, report: WorkerReport): void {
     if (this.#stopped) return;
     switch (report.type) {
@@ -209,6 +243,8 @@ export class WorkerPool implements PoolHandle {
         return this.quiet();
       case "probed":
         return this.#answer(report.probe, report.threads);
+      case "died":
+        return this.#died(worker, report.message);
       case "panic": {
         const panic = new Panic(report.message, {
           where: report.where,
@@ -222,7 +258,6 @@ export class WorkerPool implements PoolHandle {
         return this.#fail(panic);
       }
     }
-    void worker;
   }
 
   #answer(probe: number, threads: readonly ThreadInfo[]): void {

@@ -56,6 +56,11 @@ export const Global = {
   LogTail: 10,
   /** Bytes of tensor storage live in the data arena (the runtime's). */
   StorageBytes: 11,
+  /**
+   * Rows of split operators that a worker computed for another worker's
+   * call (the runtime's): zero while no operator has really been split.
+   */
+  HelpedRows: 12,
   /** The first of the size classes' free-list heads, control then data. */
   FreeLists: 16,
 } as const;

@@ -24,6 +24,7 @@ import {
   uniformRandom,
   type Variable,
 } from "../../../mod.ts";
+import type { PoolHandle } from "../../../runtime/pool/worker_pool.ts";
 import type { Tensor } from "../../../kernels/tensor.ts";
 import { Panic } from "../../../scheduler/panic.ts";
 
@@ -40,16 +41,22 @@ function pooled(outputs: () => Variable[]): [Program, Variable[]] {
   return [program, outs];
 }
 
+// The fetched results, and how many rows the other worker computed.
 async function fetchAll(
   program: Program,
   outs: Variable[],
   workers: number,
-): Promise<Tensor[]> {
-  const { fetched } = await new Executor({ workers, print: () => {} }).run(
-    program,
-    { fetch: outs.map((v) => v.name) },
-  );
-  return outs.map((v) => fetched[v.name] as Tensor);
+): Promise<{ got: Tensor[]; helped: number }> {
+  let pool: PoolHandle | undefined;
+  const { fetched } = await new Executor({
+    workers,
+    print: () => {},
+    onPool: (p) => pool = p,
+  }).run(program, { fetch: outs.map((v) => v.name) });
+  return {
+    got: outs.map((v) => fetched[v.name] as Tensor),
+    helped: pool?.helpedRows() ?? 0,
+  };
 }
 
 Deno.test("ParallelKernels: elementwise ops, casts, softmax and reductions give the one-worker bits", async () => {
@@ -72,8 +79,9 @@ Deno.test("ParallelKernels: elementwise ops, casts, softmax and reductions give 
       reduceSum(x, { dim: [0] }), // dim 0: stays whole
     ];
   });
-  const one = await fetchAll(program, outs, 1);
-  const two = await fetchAll(program, outs, 2);
+  const { got: one } = await fetchAll(program, outs, 1);
+  const { got: two, helped } = await fetchAll(program, outs, 2);
+  assert(helped > 0, "worker 1 computed part of the split ops");
   for (let i = 0; i < outs.length; i++) {
     assertEquals(two[i].dtype, one[i].dtype, outs[i].name);
     assertEquals(two[i].shape, one[i].shape, outs[i].name);

@@ -9,6 +9,7 @@ import {
   assertStringIncludes,
 } from "@std/assert";
 import {
+  after,
   arrayToTensor,
   arrayWrite,
   closeChannel,
@@ -34,6 +35,8 @@ import { int64 } from "../../_helpers/int64.ts";
 import { locationOf } from "../../_helpers/location_of.ts";
 import { buildProgram } from "../../_helpers/run_program.ts";
 import { within } from "../../_helpers/within.ts";
+import { placeProgram } from "../../../runtime/pool/placement.ts";
+import type { PoolHandle } from "../../../runtime/pool/worker_pool.ts";
 
 // Keeps the main thread busy (never idle, never parked) until `started`
 // has a value.
@@ -194,6 +197,32 @@ Deno.test("Executor with workers never fires two cases of one select (doublesele
   assertEquals(lines, [`total ${n * (n + 1)}`, "none left 0"]);
 });
 
+Deno.test("Executor with workers: channel_after times out selects on another worker, its own timer and the main thread's", async () => {
+  const [program] = buildProgram(() => {
+    const never = makeChannel({ dtype: "int64" });
+    const results = makeChannel({ capacity: 2, dtype: "bool" });
+    const mainTimer = after(5); // pending work of worker 0
+    // Movable, so on worker 1: the round robin starts at the next worker.
+    go(() => {
+      select((s) => {
+        s.recv(never, () => {});
+        s.recv(after(5), (v) => send(results, v)); // pending on worker 1
+      });
+      select((s) => {
+        s.recv(never, () => {});
+        s.recv(mainTimer, (v) => send(results, v));
+      });
+    });
+    print(recv(results), { message: "its own timer" });
+    print(recv(results), { message: "main's timer" });
+  });
+  assertEquals(placeProgram(program.desc).blocks.get(1)?.pinnedBy, undefined);
+  assertEquals(await within(10_000, runOn(2, program)), [
+    "its own timer true",
+    "main's timer true",
+  ]);
+});
+
 Deno.test("Executor with workers fails the run within a second when a worker dies", async () => {
   const [program] = buildProgram(() => {
     const never = makeChannel({ dtype: "int64" });
@@ -215,6 +244,40 @@ Deno.test("Executor with workers fails the run within a second when a worker die
   );
   assertEquals(panic.message, "worker 1 died: terminated");
   assert(performance.now() - started < 1100, "failed within a second");
+});
+
+Deno.test("Executor with workers fails the run within a second when a worker throws an uncaught error", async () => {
+  const [program] = buildProgram(() => {
+    const never = makeChannel({ dtype: "int64" });
+    const started = makeChannel({ capacity: 1, dtype: "int64" });
+    const sum = fillConstant({ shape: [1], dtype: "int64", value: 0 });
+    go(() => {
+      send(started, int64(1));
+      recv(never);
+    });
+    busyUntil(started);
+    print(int64(1), { message: "worker 1 is up" });
+    forRange(1e9, (i) => elementwiseAdd(sum, i, { out: sum }));
+  });
+  let pool: PoolHandle | undefined;
+  let crashed = 0;
+  const panic: Panic = await assertRejects(
+    () =>
+      new Executor({
+        workers: 2,
+        onPool: (p) => pool = p,
+        print: () => {
+          crashed = performance.now();
+          pool!.crash(1);
+        },
+      }).run(program),
+    Panic,
+  );
+  assertEquals(
+    panic.message,
+    "worker 1 died: Uncaught Error: crash asked for by a test",
+  );
+  assert(performance.now() - crashed < 1000, "failed within a second");
 });
 
 Deno.test("Executor rejects a workers count that is not an integer from 1 to 256", () => {
@@ -264,12 +327,14 @@ Deno.test("Executor with workers reports a remote goroutine's panic with its wor
   const [program] = buildProgram(() => {
     const never = makeChannel({ dtype: "int64" });
     const twice = makeChannel({ dtype: "int64" });
+    // The first movable go goes to worker 1 (the round robin starts at the
+    // spawner's next worker); the second stays on worker 0.
     go(() => {
-      recv(never);
+      closeChannel(twice);
+      closeChannel(twice);
     });
     go(() => {
-      closeChannel(twice);
-      closeChannel(twice);
+      recv(never);
     });
     recv(never);
   });
@@ -278,6 +343,11 @@ Deno.test("Executor with workers reports a remote goroutine's panic with its wor
     Panic,
   );
   assertEquals(panic.message, "close of closed channel");
-  assertEquals(panic.where, "block 2 op 1 channel_close");
-  assertStringIncludes(panic.dump, "goroutine 1 [chan receive]");
+  assertEquals(panic.where, "block 1 op 1 channel_close");
+  assertEquals(panic.thread?.worker, 1);
+  assertEquals(panic.thread?.createdAt, locationOf(program, 0, "go", 0));
+  // The dump lists the thread that panicked with its worker, and the
+  // threads still parked on worker 0.
+  assertStringIncludes(panic.dump, "on worker 1");
+  assertStringIncludes(panic.dump, "[chan receive]");
 });
