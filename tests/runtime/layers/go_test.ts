@@ -27,6 +27,7 @@ import { int64 } from "../../_helpers/int64.ts";
 import { lastOp } from "../../_helpers/last_op.ts";
 import { runForTensors, runProgram } from "../../_helpers/run_program.ts";
 import { slotsOf } from "../../_helpers/slots_of.ts";
+import { TEST_WORKERS } from "../../_helpers/test_workers.ts";
 
 // ---- What the builders append -------------------------------------------
 
@@ -150,8 +151,11 @@ Deno.test("two runs at once keep their green threads apart", async () => {
   const outputs: string[][] = [[], [], []];
   await Promise.all(
     [0, 1, 2].map((k) =>
-      new Executor({ seed: k + 1, print: (l) => outputs[k].push(l) })
-        .run(pingPong(1_000 * k))
+      new Executor({
+        seed: k + 1,
+        workers: TEST_WORKERS,
+        print: (l) => outputs[k].push(l),
+      }).run(pingPong(1_000 * k))
     ),
   );
   assertEquals(outputs, [["100"], ["1100"], ["2100"]]);

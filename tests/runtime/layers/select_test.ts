@@ -26,6 +26,7 @@ import { int64 } from "../../_helpers/int64.ts";
 import { lastOp } from "../../_helpers/last_op.ts";
 import { runForTensors, runProgram } from "../../_helpers/run_program.ts";
 import { slotsOf } from "../../_helpers/slots_of.ts";
+import { TEST_WORKERS } from "../../_helpers/test_workers.ts";
 
 // ---- What the builders append -------------------------------------------
 
@@ -154,7 +155,8 @@ Deno.test("a built program runs the same after a trip through .pb bytes", async 
   program.guard(fibonacci(10));
   const again = Program.fromBinary(program.toBinary());
   const lines: string[] = [];
-  await new Executor({ print: (l) => lines.push(l) }).run(again);
+  await new Executor({ workers: TEST_WORKERS, print: (l) => lines.push(l) })
+    .run(again);
   assertEquals(lines.at(-2), "34");
   assertEquals(lines.length, 11);
 });
