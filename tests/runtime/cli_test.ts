@@ -9,8 +9,11 @@ import {
   encodeNpy,
   Executor,
   fillConstant,
+  go,
+  makeChannel,
   print,
   Program,
+  recv,
   runCli,
   Tensor,
 } from "../../mod.ts";
@@ -526,6 +529,29 @@ Deno.test("runCli() writes the panic report and exits 2 for a read before write"
       ),
       r.stderr,
     );
+  });
+});
+
+Deno.test("the CLI runs on every core unless --workers says otherwise", async () => {
+  await withTempDir(async (dir) => {
+    const pb = join(dir, "stuck.pb");
+    const [program] = buildProgram(() => {
+      const never = makeChannel({ dtype: "int64" });
+      go(() => recv(never)); // movable: to worker 1 when there is one
+      recv(never);
+    });
+    await program.save(pb);
+    const cores = Math.min(navigator.hardwareConcurrency, 256);
+    const byDefault = await cli([pb]);
+    assertEquals(byDefault.code, 2);
+    assertStringIncludes(
+      byDefault.stderr,
+      "fatal error: all goroutines are asleep - deadlock!",
+    );
+    assertEquals(byDefault.stderr.includes("on worker 1"), cores > 1);
+    const one = await cli([pb, "--workers", "1"]);
+    assertEquals(one.code, 2);
+    assertEquals(one.stderr.includes("on worker"), false);
   });
 });
 
