@@ -218,7 +218,7 @@ export function park(
   else w.resolve = resumer;
   const signal = options?.signal;
   if (signal !== undefined) {
-    w.abort = watch(signal, () => abortWaiter(w), thread);
+    w.abort = watch(signal, abortWaiterOnce(w), thread);
   }
   return p;
 }
@@ -246,7 +246,7 @@ export function parkSelect(
   else rec.resolve = resumer;
   const signal = options?.signal;
   if (signal !== undefined) {
-    rec.abort = watch(signal, () => abortSelect(rec), thread);
+    rec.abort = watch(signal, abortSelectOnce(rec), thread);
   }
   return p;
 }
@@ -321,6 +321,17 @@ function watch(
 function unwatch(abort: AbortWatch, thread: GreenThread | undefined): void {
   abort.signal.removeEventListener("abort", abort.onAbort);
   if (thread !== undefined) thread.runState.settle();
+}
+
+// The abort handlers are made here rather than in park() and parkSelect(),
+// which would otherwise allocate a context for what they capture on every
+// call, signal or not.
+function abortWaiterOnce(w: Waiter): () => void {
+  return () => abortWaiter(w);
+}
+
+function abortSelectOnce(rec: SelectRecord): () => void {
+  return () => abortSelect(rec);
 }
 
 function abortWaiter(w: Waiter): void {

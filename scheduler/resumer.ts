@@ -60,7 +60,7 @@ export type Settle<T> = ((value: T) => void) | Resumer;
  */
 export function settle<T>(to: Settle<T>, value: T): void {
   if (typeof to === "function") to(value);
-  else queueMicrotask(() => to.resume(value));
+  else resumeSoon(to, value);
 }
 
 /**
@@ -73,5 +73,17 @@ export function settle<T>(to: Settle<T>, value: T): void {
  */
 export function settleWithError<T>(to: Settle<T>, error: unknown): void {
   if (typeof to === "function") to(Promise.reject(error) as T);
-  else queueMicrotask(() => to.fail(error));
+  else failSoon(to, error);
+}
+
+// The closures live in functions of their own: a function that makes one
+// allocates a context for what it captures on every call, whichever branch
+// runs, and settle() is on every channel hand-off's path.
+
+function resumeSoon(to: Resumer, value: unknown): void {
+  queueMicrotask(() => to.resume(value));
+}
+
+function failSoon(to: Resumer, error: unknown): void {
+  queueMicrotask(() => to.fail(error));
 }
