@@ -10,6 +10,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import type { ProgramDesc } from "../gen/rill/v1/framework_pb.ts";
 import { parseWorkerAddrs } from "./cluster/worker_addrs.ts";
 import type { DeviceName } from "./device_choice.ts";
 import { decodeNpy, encodeNpy } from "../kernels/npy.ts";
@@ -23,6 +24,7 @@ import { formatValue } from "./ops/print.ts";
 import { fetchTargets } from "./feed_binding.ts";
 import { findModelFiles, isDirectory, loadModel } from "./model_dir.ts";
 import { readProgramFile } from "./program_file.ts";
+import type { Value } from "./value.ts";
 import { varKindOf } from "./var_info.ts";
 import {
   transpileFiles,
@@ -193,13 +195,10 @@ function crashReport(e: Panic | Deadlock): string {
   return `panic: ${printable(e.message)}${at}${dump}\n`;
 }
 
-async function runCommand(
-  args: readonly string[],
-  io: CliIO,
-): Promise<CliResult> {
-  let parsed;
+// The command line's flags and positionals, or a usage error.
+function parseCommandLine(args: readonly string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: [...args],
       allowPositionals: true,
       options: {
@@ -224,50 +223,26 @@ async function runCommand(
       `${usageProblem((e as Error).message)} (see --help)`,
     );
   }
-  const { values, positionals } = parsed;
+}
+
+type Flags = ReturnType<typeof parseCommandLine>["values"];
+
+async function runCommand(
+  args: readonly string[],
+  io: CliIO,
+): Promise<CliResult> {
+  const { values, positionals } = parseCommandLine(args);
   if (values.help) {
     io.stdout(USAGE);
     return { code: 0 };
   }
-  if (positionals[0] === "dump") {
-    if (positionals.length !== 2) {
-      throw new ProgramError(
-        "usage: dump <program.pb|MODEL_DIR> [--all-attrs]",
-      );
-    }
-    const path = positionals[1];
-    const program = await isDirectory(path)
-      ? (await findModelFiles(path)).program
-      : path;
-    const desc = await readProgramFile(program);
-    io.stdout(dumpProgram(desc, { allAttrs: values["all-attrs"] }));
-    return { code: 0 };
-  }
-  if (positionals[0] === "transpile") {
-    if (positionals.length !== 2 || values["out-dir"] === undefined) {
-      throw new ProgramError(
-        "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
-      );
-    }
-    const port = values.port === undefined
-      ? undefined
-      : positiveInt("--port", values.port, 0);
-    if (port !== undefined && port > 65535) {
-      throw new ProgramError(`--port: "${values.port}" is more than 65535`);
-    }
-    await transpileFiles(positionals[1], values["out-dir"], {
-      labelSelector: values["label-selector"],
-      port,
-    });
-    return { code: 0 };
-  }
-  if (positionals[0] === "worker") {
-    if (positionals.length !== 2 || values.listen === undefined) {
-      throw new ProgramError(
-        "usage: worker <worker.pb> --listen HOST:PORT",
-      );
-    }
-    return await serveWorkerProgram(positionals[1], values.listen, io);
+  const [command, path] = positionals;
+  if (command === "dump" || command === "transpile" || command === "worker") {
+    if (positionals.length !== 2) throw new ProgramError(COMMANDS[command]);
+    if (command === "dump") return await dumpCommand(path, values, io);
+    if (command === "transpile") return await transpileCommand(path, values);
+    if (values.listen === undefined) throw new ProgramError(COMMANDS.worker);
+    return await serveWorkerProgram(path, values.listen, io);
   }
   if (values["all-attrs"]) {
     throw new ProgramError("--all-attrs: only the dump command takes it");
@@ -279,18 +254,100 @@ async function runCommand(
         : `one program expected, got ${positionals.length}`,
     );
   }
+  return await runProgram(command, values, io);
+}
+
+// Each command's usage line, for the usage error of a wrong call.
+const COMMANDS = {
+  dump: "usage: dump <program.pb|MODEL_DIR> [--all-attrs]",
+  transpile:
+    "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
+  worker: "usage: worker <worker.pb> --listen HOST:PORT",
+} as const;
+
+async function dumpCommand(
+  path: string,
+  values: Flags,
+  io: CliIO,
+): Promise<CliResult> {
+  const program = await isDirectory(path)
+    ? (await findModelFiles(path)).program
+    : path;
+  const desc = await readProgramFile(program);
+  io.stdout(dumpProgram(desc, { allAttrs: values["all-attrs"] }));
+  return { code: 0 };
+}
+
+async function transpileCommand(
+  path: string,
+  values: Flags,
+): Promise<CliResult> {
+  if (values["out-dir"] === undefined) {
+    throw new ProgramError(COMMANDS.transpile);
+  }
+  const port = values.port === undefined
+    ? undefined
+    : positiveInt("--port", values.port, 0);
+  if (port !== undefined && port > 65535) {
+    throw new ProgramError(`--port: "${values.port}" is more than 65535`);
+  }
+  await transpileFiles(path, values["out-dir"], {
+    labelSelector: values["label-selector"],
+    port,
+  });
+  return { code: 0 };
+}
+
+// Runs a program or model directory with the run's flags: everything the
+// flags name is checked before anything runs.
+async function runProgram(
+  path: string,
+  values: Flags,
+  io: CliIO,
+): Promise<CliResult> {
+  const { device, workers, seed } = runSettings(values);
+  const feeds = Object.fromEntries(
+    await Promise.all((values.feed ?? []).map(readFeed)),
+  );
+  const model = await loadModel(path, { params: values.params });
+  const fetches = fetchList(model.desc, values.fetch);
+  const workerAddrs = values["worker-addrs"];
+  if (workerAddrs !== undefined) {
+    parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
+  }
+  const executor = new Executor({
+    device,
+    cluster: { workerAddrs },
+    seed,
+    print: (l) => io.stdout(l + "\n"),
+    workers,
+  });
+  const { fetched, device: used } = await executor.run(model, {
+    file: model.file,
+    feeds,
+    fetch: fetches.map(([name]) => name),
+  });
+  if (values.explain) io.stderr(`device: ${used}\n`);
+  await writeFetches(fetches, fetched, io);
+  return { code: 0 };
+}
+
+// The device, worker count and seed the flags ask for.
+function runSettings(
+  values: Flags,
+): { device: DeviceName; workers: number; seed: number } {
   const device = values.device ?? "auto";
-  if (!["auto", "webgpu", "cpu"].includes(device)) {
+  if (device !== "auto" && device !== "webgpu" && device !== "cpu") {
     throw new ProgramError(
       `--device: "${device}" is not one of auto, webgpu, cpu`,
     );
   }
   // A run with workers keeps its tensors on the CPU: asking for the GPU by
-  // name keeps the run on one worker, unless --workers says otherwise.
+  // name keeps the run on one worker, unless --workers says otherwise. A
+  // machine with more cores than a pool may have gets the largest pool.
   const workers = positiveInt(
     "--workers",
     values.workers,
-    // A machine with more cores than a pool may have gets the largest pool.
     device === "webgpu"
       ? 1
       : Math.min(navigator.hardwareConcurrency, MAX_WORKERS),
@@ -300,18 +357,22 @@ async function runCommand(
       `--workers: "${values.workers}" is more than ${MAX_WORKERS}`,
     );
   }
-  const seed = positiveInt("--seed", values.seed, 1);
-  const feeds = Object.fromEntries(
-    await Promise.all((values.feed ?? []).map(readFeed)),
-  );
-  const model = await loadModel(positionals[0], { params: values.params });
-  const program = model.desc;
-  const fetches = values.fetch === undefined
-    ? fetchTargets(program).map((
+  return { device, workers, seed: positiveInt("--seed", values.seed, 1) };
+}
+
+// What to fetch, each with the file to write it to (or none: print it):
+// the --fetch flags, else the variables the program's fetch ops read. A
+// fetch into a file needs a tensor; say so before anything runs.
+function fetchList(
+  program: ProgramDesc,
+  flags: string[] | undefined,
+): [string, string | undefined][] {
+  const fetches = flags === undefined
+    ? fetchTargets(program).map((name): [string, undefined] => [
       name,
-    ): [string, undefined] => [name, undefined])
-    : values.fetch.map((f) => splitPair("--fetch", f));
-  // A fetch into a file needs a tensor; say so before anything runs.
+      undefined,
+    ])
+    : flags.map((f) => splitPair("--fetch", f));
   const main = program.blocks[0];
   for (const [name, path] of fetches) {
     const desc = main?.vars.find((v) => v.name === name);
@@ -325,40 +386,30 @@ async function runCommand(
       );
     }
   }
-  const workerAddrs = values["worker-addrs"];
-  if (workerAddrs !== undefined) {
-    parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
-  }
-  const executor = new Executor({
-    device: device as DeviceName,
-    cluster: { workerAddrs },
-    seed,
-    print: (l) => io.stdout(l + "\n"),
-    workers,
-  });
-  const { fetched, device: used } = await executor.run(model, {
-    file: model.file,
-    feeds,
-    fetch: fetches.map(([name]) => name),
-  });
-  if (values.explain) io.stderr(`device: ${used}\n`);
+  return fetches;
+}
+
+// Prints each fetched value, or writes it to its .npy file. The run checked
+// each was written, and a file fetch is of a tensor variable.
+async function writeFetches(
+  fetches: [string, string | undefined][],
+  fetched: Record<string, Value>,
+  io: CliIO,
+): Promise<void> {
   for (const [name, path] of fetches) {
     const value = fetched[name];
     if (path === undefined) {
       io.stdout(`${name} ${formatValue(value)}\n`);
-    } else {
-      // The run checked the value was written, and a file fetch is of a
-      // tensor variable.
-      try {
-        await Deno.writeFile(path, encodeNpy(value as Tensor));
-      } catch (e) {
-        throw new ProgramError(
-          `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
-        );
-      }
+      continue;
+    }
+    try {
+      await Deno.writeFile(path, encodeNpy(value as Tensor));
+    } catch (e) {
+      throw new ProgramError(
+        `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
+      );
     }
   }
-  return { code: 0 };
 }
 
 // The worker command: runs a worker program, its parameters read from
