@@ -15,6 +15,8 @@ import {
   Program,
   recv,
   runCli,
+  send,
+  sleep,
   Tensor,
 } from "../../mod.ts";
 import { examplePath, EXAMPLES } from "../../examples/build.ts";
@@ -552,6 +554,25 @@ Deno.test("the CLI runs on every core unless --workers says otherwise", async ()
     const one = await cli([pb, "--workers", "1"]);
     assertEquals(one.code, 2);
     assertEquals(one.stderr.includes("on worker"), false);
+  });
+});
+
+Deno.test("a rill process whose main thread waits on another worker stays alive until the answer comes", async () => {
+  await withTempDir(async (dir) => {
+    const pb = join(dir, "late.pb");
+    const [program] = buildProgram(() => {
+      const answer = makeChannel({ dtype: "int64" });
+      go(() => { // movable: on worker 1
+        sleep(300);
+        send(answer, fillConstant({ shape: [1], dtype: "int64", value: 7 }));
+      });
+      // Main parks on a shared channel with nothing else pending on its
+      // event loop: the process must not end before the answer comes.
+      print(recv(answer), { message: "answer" });
+    });
+    await program.save(pb);
+    const r = await runRill([pb, "--workers", "2"]);
+    assertEquals([r.code, r.stdout, r.stderr], [0, "answer 7\n", ""]);
   });
 });
 
