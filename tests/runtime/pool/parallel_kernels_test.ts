@@ -8,56 +8,17 @@ import {
   elementwiseAdd,
   elementwiseDiv,
   elementwiseMul,
-  Executor,
   exp,
   fillConstant,
-  go,
   greaterThan,
-  makeChannel,
-  Program,
-  recv,
   reduceMax,
   reduceSum,
   scale,
-  send,
   softmax,
   uniformRandom,
-  type Variable,
 } from "../../../mod.ts";
-import type { PoolHandle } from "../../../runtime/pool/worker_pool.ts";
-import type { Tensor } from "../../../kernels/tensor.ts";
 import { Panic } from "../../../scheduler/panic.ts";
-
-// Builds a program whose block 0 computes `outputs` after a round trip with
-// a goroutine on another worker (so that a pooled run really has a pool).
-function pooled(outputs: () => Variable[]): [Program, Variable[]] {
-  const program = new Program();
-  const outs = program.guard(() => {
-    const ready = makeChannel({ dtype: "int32" });
-    go(() => send(ready, fillConstant({ shape: [1], dtype: "int32" })));
-    recv(ready);
-    return outputs();
-  });
-  return [program, outs];
-}
-
-// The fetched results, and how many rows the other worker computed.
-async function fetchAll(
-  program: Program,
-  outs: Variable[],
-  workers: number,
-): Promise<{ got: Tensor[]; helped: number }> {
-  let pool: PoolHandle | undefined;
-  const { fetched } = await new Executor({
-    workers,
-    print: () => {},
-    onPool: (p) => pool = p,
-  }).run(program, { fetch: outs.map((v) => v.name) });
-  return {
-    got: outs.map((v) => fetched[v.name] as Tensor),
-    helped: pool?.helpedRows() ?? 0,
-  };
-}
+import { fetchSplit, pooled } from "./_split_run.ts";
 
 Deno.test("ParallelKernels: elementwise ops, casts, softmax and reductions give the one-worker bits", async () => {
   const [program, outs] = pooled(() => {
@@ -79,8 +40,8 @@ Deno.test("ParallelKernels: elementwise ops, casts, softmax and reductions give 
       reduceSum(x, { dim: [0] }), // dim 0: stays whole
     ];
   });
-  const { got: one } = await fetchAll(program, outs, 1);
-  const { got: two, helped } = await fetchAll(program, outs, 2);
+  const { got: one } = await fetchSplit(program, outs, 1);
+  const { got: two, helped } = await fetchSplit(program, outs, 2);
   assert(helped > 0, "worker 1 computed part of the split ops");
   for (let i = 0; i < outs.length; i++) {
     assertEquals(two[i].dtype, one[i].dtype, outs[i].name);
@@ -98,7 +59,7 @@ Deno.test("ParallelKernels: an error in a split op is the one-worker panic", asy
     return [elementwiseDiv(x, y)];
   });
   const message = async (workers: number) =>
-    (await assertRejects(() => fetchAll(program, outs, workers), Panic))
+    (await assertRejects(() => fetchSplit(program, outs, workers), Panic))
       .message;
   assertEquals(await message(2), await message(1));
 });
