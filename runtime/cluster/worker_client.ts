@@ -25,6 +25,7 @@ import {
   CallHeaderSchema,
   type CallRequest,
   CallRequestSchema,
+  type CallResponse,
   WorkerService,
 } from "../../gen/rill/v1/rpc_pb.ts";
 import { readBack } from "../../kernels/device_tensor.ts";
@@ -193,29 +194,8 @@ export function connectWorker(
   const token = resolveToken(options.token, options.env);
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const baseUrl = `${options.ca === undefined ? "http" : "https"}://${target}`;
-  const sessionManager = new WideWindowSessionManager(baseUrl, {}, {
-    settings: HTTP2_SETTINGS,
-    ...(options.ca === undefined ? {} : { ca: options.ca }),
-  });
-  const interceptors: Interceptor[] = token === undefined
-    ? []
-    : [bearerInterceptor(token)];
-  const transportOptions = {
-    baseUrl,
-    httpVersion: "2" as const,
-    sessionManager,
-    interceptors,
-    readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
-    // Tensors travel uncompressed (see worker_server.ts): by not offering
-    // gzip, the client keeps any Connect server from compressing replies.
-    acceptCompression: [],
-  };
-  const client: Client<typeof WorkerService> = createClient(
-    WorkerService,
-    options.protocol === "grpc"
-      ? createGrpcTransport(transportOptions)
-      : createConnectTransport(transportOptions),
-  );
+  const sessionManager = http2Session(baseUrl, options.ca);
+  const client = serviceClient(baseUrl, sessionManager, token, options);
   let nextId = 1n;
   let closed = false;
   function close(): void {
@@ -230,33 +210,11 @@ export function connectWorker(
       const deadline = checkTimeout(callOptions.timeoutMs ?? timeoutMs);
       const requestId = nextId++;
       try {
-        await readBack(entries.map(([, tensor]) => tensor));
-        const requests = requestMessages(requestId, endpoint, entries, options);
-        const assembler = new TensorAssembler({
-          maxBytes: options.maxReplyBytes ?? DEFAULT_MAX_STREAM_BYTES,
+        return await callEndpoint(client, requestId, endpoint, entries, {
+          deadline,
+          callOptions,
+          options,
         });
-        const replies = client.call(requests, {
-          timeoutMs: deadline,
-          signal: callOptions.signal,
-        });
-        let acknowledged = false;
-        for await (const reply of replies) {
-          if (!acknowledged) {
-            if (reply.requestId !== requestId || reply.parts.length > 0) {
-              throw new ConnectError(
-                `the reply does not acknowledge call ${requestId}`,
-                Code.Internal,
-              );
-            }
-            acknowledged = true;
-            continue;
-          }
-          for (const part of reply.parts) assembler.push(part);
-        }
-        if (!acknowledged) {
-          throw new ConnectError("the reply stream is empty", Code.Internal);
-        }
-        return assembler.finish();
       } catch (error) {
         throw WorkerCallError.from(error, {
           addr: target,
@@ -269,15 +227,7 @@ export function connectWorker(
     async health(callOptions = {}) {
       const deadline = checkTimeout(callOptions.timeoutMs ?? timeoutMs);
       try {
-        const reply = await client.health({}, {
-          timeoutMs: deadline,
-          signal: callOptions.signal,
-        });
-        return {
-          serving: reply.serving,
-          callsInFlight: reply.callsInFlight,
-          callsServed: reply.callsServed,
-        };
+        return await askHealth(client, deadline, callOptions);
       } catch (error) {
         throw WorkerCallError.from(error, {
           addr: target,
@@ -288,6 +238,134 @@ export function connectWorker(
     },
     close,
     [Symbol.dispose]: close,
+  };
+}
+
+/**
+ * The client's one HTTP/2 session, over TLS when a CA is given; it dials on
+ * the first call and closes on `abort()`.
+ */
+function http2Session(
+  baseUrl: string,
+  ca: string | undefined,
+): WideWindowSessionManager {
+  return new WideWindowSessionManager(baseUrl, {}, {
+    settings: HTTP2_SETTINGS,
+    ...(ca === undefined ? {} : { ca }),
+  });
+}
+
+/**
+ * The worker service's client over `sessionManager`, in the chosen
+ * protocol, sending the token (if any) with every call.
+ */
+function serviceClient(
+  baseUrl: string,
+  sessionManager: WideWindowSessionManager,
+  token: string | undefined,
+  options: ConnectWorkerOptions,
+): Client<typeof WorkerService> {
+  const interceptors: Interceptor[] = token === undefined
+    ? []
+    : [bearerInterceptor(token)];
+  const transportOptions = {
+    baseUrl,
+    httpVersion: "2" as const,
+    sessionManager,
+    interceptors,
+    readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
+    // Tensors travel uncompressed (see worker_server.ts): by not offering
+    // gzip, the client keeps any Connect server from compressing replies.
+    acceptCompression: [],
+  };
+  return createClient(
+    WorkerService,
+    options.protocol === "grpc"
+      ? createGrpcTransport(transportOptions)
+      : createConnectTransport(transportOptions),
+  );
+}
+
+/**
+ * One call's deadline and limits: the resolved deadline, the caller's
+ * options (for the signal) and the client's options (for the sizes).
+ */
+interface CallLimits {
+  readonly deadline: number;
+  readonly callOptions: WorkerCallOptions;
+  readonly options: ConnectWorkerOptions;
+}
+
+/**
+ * Runs one call and returns the reply's tensors; the caller turns any
+ * failure into a WorkerCallError.
+ */
+async function callEndpoint(
+  client: Client<typeof WorkerService>,
+  requestId: bigint,
+  endpoint: string,
+  entries: readonly (readonly [string, Tensor])[],
+  { deadline, callOptions, options }: CallLimits,
+): Promise<Map<string, Tensor>> {
+  // Tensors on a device come to the host first: their bytes are what travels.
+  await readBack(entries.map(([, tensor]) => tensor));
+  const requests = requestMessages(requestId, endpoint, entries, options);
+  const assembler = new TensorAssembler({
+    maxBytes: options.maxReplyBytes ?? DEFAULT_MAX_STREAM_BYTES,
+  });
+  const replies = client.call(requests, {
+    timeoutMs: deadline,
+    signal: callOptions.signal,
+  });
+  return await assembleReply(replies, requestId, assembler);
+}
+
+/**
+ * The reply stream's tensors. Its first message must acknowledge the call
+ * and carry no parts; the parts of the rest go to `assembler`.
+ */
+async function assembleReply(
+  replies: AsyncIterable<CallResponse>,
+  requestId: bigint,
+  assembler: TensorAssembler,
+): Promise<Map<string, Tensor>> {
+  let acknowledged = false;
+  for await (const reply of replies) {
+    if (!acknowledged) {
+      if (reply.requestId !== requestId || reply.parts.length > 0) {
+        throw new ConnectError(
+          `the reply does not acknowledge call ${requestId}`,
+          Code.Internal,
+        );
+      }
+      acknowledged = true;
+      continue;
+    }
+    for (const part of reply.parts) assembler.push(part);
+  }
+  if (!acknowledged) {
+    throw new ConnectError("the reply stream is empty", Code.Internal);
+  }
+  return assembler.finish();
+}
+
+/**
+ * Asks the worker's health and copies it out of the reply message; the
+ * caller turns any failure into a WorkerCallError.
+ */
+async function askHealth(
+  client: Client<typeof WorkerService>,
+  deadline: number,
+  callOptions: WorkerCallOptions,
+): Promise<WorkerHealth> {
+  const reply = await client.health({}, {
+    timeoutMs: deadline,
+    signal: callOptions.signal,
+  });
+  return {
+    serving: reply.serving,
+    callsInFlight: reply.callsInFlight,
+    callsServed: reply.callsServed,
   };
 }
 

@@ -20,6 +20,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import {
+  type BlockDesc,
   BlockDescSchema,
   type OpDesc,
   type ProgramDesc,
@@ -101,34 +102,73 @@ function masterProgram(
   const inputOps = parts.input.op === undefined
     ? []
     : [original.ops[parts.input.op]];
-  const kept = [...inputOps, ...parts.outputOps];
-  const taken = new Set(original.vars.map((v) => v.name));
+  const names = masterNames(original.vars);
+  const ops = masterOps(original.vars, parts, inputOps, names, options);
+  const vars = masterVars(original.vars, parts, inputOps, names);
+  return create(ProgramDescSchema, {
+    version: desc.version,
+    blocks: [
+      create(BlockDescSchema, {
+        idx: 0,
+        parentIdx: -1,
+        vars,
+        ops,
+        forwardBlockIdx: -1,
+      }),
+      masterLoopBlock(names),
+    ],
+  });
+}
+
+// The variables the master adds to the original's (see masterNames).
+interface MasterNames {
+  readonly workers: string;
+  readonly count: string;
+  readonly pieces: string;
+  readonly results: string;
+  readonly index: string;
+  readonly piece: string;
+  readonly result: string;
+}
+
+// The master's own variable names, each given a numeric suffix if the
+// original already declares it, so the two never collide.
+function masterNames(vars: readonly VarDesc[]): MasterNames {
+  const taken = new Set(vars.map((v) => v.name));
   const fresh = (name: string) => {
     let unique = name;
     for (let n = 1; taken.has(unique); n++) unique = `${name}_${n}`;
     taken.add(unique);
     return unique;
   };
-  const workers = fresh("workers");
-  const count = fresh("worker_count");
-  const pieces = fresh("pieces");
-  const results = fresh("results");
-  const index = fresh("index");
-  const piece = fresh("piece");
-  const result = fresh("result");
-  const discovery: Record<string, AttrValue> = {};
-  if (options.labelSelector) {
-    discovery.label_selector = { string: options.labelSelector };
-  }
-  if (options.port) discovery.port = { int: options.port };
-  const outputDecl = original.vars.find((v) => v.name === parts.output);
-  const dtype = outputDecl?.type?.lodTensor?.tensor?.dataType;
-  const ops: OpDesc[] = [
+  return {
+    workers: fresh("workers"),
+    count: fresh("worker_count"),
+    pieces: fresh("pieces"),
+    results: fresh("results"),
+    index: fresh("index"),
+    piece: fresh("piece"),
+    result: fresh("result"),
+  };
+}
+
+// Block 0's ops: read the input, find the workers, cut the input into one
+// piece per worker, run the loop over them, join the results under the
+// original output's name, then show it as the original did.
+function masterOps(
+  vars: readonly VarDesc[],
+  parts: Partition,
+  inputOps: readonly OpDesc[],
+  names: MasterNames,
+  options: TranspileOptions,
+): OpDesc[] {
+  const { workers, count, pieces, results, index } = names;
+  return [
     ...inputOps,
     makeOp(
       "kube_get_workers_addrs",
       { outputs: { Out: [workers] } },
-      discovery,
+      discoveryAttrs(options),
     ),
     makeOp("array_length", {
       inputs: { X: [workers] },
@@ -141,7 +181,7 @@ function masterProgram(
     makeOp(
       "create_array",
       { outputs: { Out: [results] } },
-      dtype === undefined ? {} : { dtype: { int: dtype } },
+      outputDtypeAttrs(vars, parts.output),
     ),
     makeOp("parallel_for", {
       inputs: { X: [pieces, workers, results], Num: [count] },
@@ -152,52 +192,78 @@ function masterProgram(
     }),
     ...parts.outputOps,
   ];
-  const vars = [
-    ...declarationsOf(original.vars, kept, new Set([parts.input.name])),
-    makeVar(workers, "raw"),
-    makeVar(count, "int64"),
-    makeVar(pieces, "array"),
-    makeVar(results, "array"),
+}
+
+// kube_get_workers_addrs's attributes: only the options that are set, so
+// the op's own defaults apply to the rest.
+function discoveryAttrs(options: TranspileOptions): Record<string, AttrValue> {
+  const discovery: Record<string, AttrValue> = {};
+  if (options.labelSelector) {
+    discovery.label_selector = { string: options.labelSelector };
+  }
+  if (options.port) discovery.port = { int: options.port };
+  return discovery;
+}
+
+// create_array's attributes: the joined results keep the original output's
+// dtype when the original declares one.
+function outputDtypeAttrs(
+  vars: readonly VarDesc[],
+  output: string,
+): Record<string, AttrValue> {
+  const outputDecl = vars.find((v) => v.name === output);
+  const dtype = outputDecl?.type?.lodTensor?.tensor?.dataType;
+  return dtype === undefined ? {} : { dtype: { int: dtype } };
+}
+
+// Block 0's declarations: the original's that the input and output ops use,
+// the input itself, and the master's arrays.
+function masterVars(
+  vars: readonly VarDesc[],
+  parts: Partition,
+  inputOps: readonly OpDesc[],
+  names: MasterNames,
+): VarDesc[] {
+  const kept = [...inputOps, ...parts.outputOps];
+  return [
+    ...declarationsOf(vars, kept, new Set([parts.input.name])),
+    makeVar(names.workers, "raw"),
+    makeVar(names.count, "int64"),
+    makeVar(names.pieces, "array"),
+    makeVar(names.results, "array"),
   ];
-  const body = [
-    makeOp("read_from_array", {
-      inputs: { X: [pieces], I: [index] },
-      outputs: { Out: [piece] },
-    }),
-    makeOp("send", {
-      inputs: { X: [piece], Endpoints: [workers], Index: [index] },
-    }),
-    makeOp("recv", {
-      inputs: { Endpoints: [workers], Index: [index] },
-      outputs: { Out: [result] },
-    }),
-    makeOp("write_to_array", {
-      inputs: { X: [result], I: [index] },
-      outputs: { Out: [results] },
-    }),
-  ];
-  return create(ProgramDescSchema, {
-    version: desc.version,
-    blocks: [
-      create(BlockDescSchema, {
-        idx: 0,
-        parentIdx: -1,
-        vars,
-        ops,
-        forwardBlockIdx: -1,
+}
+
+// Block 1, the parallel_for's body: iteration i sends piece i to worker i
+// and stores its reply as result i.
+function masterLoopBlock(names: MasterNames): BlockDesc {
+  const { workers, pieces, results, index, piece, result } = names;
+  return create(BlockDescSchema, {
+    idx: 1,
+    parentIdx: 0,
+    vars: [
+      makeVar(index, "int64"),
+      makeVar(piece, "tensor"),
+      makeVar(result, "tensor"),
+    ],
+    ops: [
+      makeOp("read_from_array", {
+        inputs: { X: [pieces], I: [index] },
+        outputs: { Out: [piece] },
       }),
-      create(BlockDescSchema, {
-        idx: 1,
-        parentIdx: 0,
-        vars: [
-          makeVar(index, "int64"),
-          makeVar(piece, "tensor"),
-          makeVar(result, "tensor"),
-        ],
-        ops: body,
-        forwardBlockIdx: -1,
+      makeOp("send", {
+        inputs: { X: [piece], Endpoints: [workers], Index: [index] },
+      }),
+      makeOp("recv", {
+        inputs: { Endpoints: [workers], Index: [index] },
+        outputs: { Out: [result] },
+      }),
+      makeOp("write_to_array", {
+        inputs: { X: [result], I: [index] },
+        outputs: { Out: [results] },
       }),
     ],
+    forwardBlockIdx: -1,
   });
 }
 
