@@ -209,7 +209,10 @@ export class PoolRun {
     heap.u8.set(bytes, blob + 8);
     const tail = heap.i32[Global.LogTail];
     if (tail === 0) heap.i32[Global.LogHead] = blob;
-    else heap.i32[tail >> 2] = blob;
+    else {
+      heap.cover(tail + 4); // another worker's blob, maybe past this one's views
+      heap.i32[tail >> 2] = blob;
+    }
     heap.i32[Global.LogTail] = blob;
     m.post(0, PRINT_LOG);
     m.unlock();

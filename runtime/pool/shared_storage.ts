@@ -281,8 +281,8 @@ export class SharedStorage {
    * @returns The array.
    */
   view(block: number, dtype: DType, length: number): TypedArray {
-    this.retain(block);
     this.#member.heap.cover(block + HEADER + length * itemSize(dtype));
+    this.retain(block);
     return this.#hold(block, dtype, length);
   }
 
@@ -292,7 +292,11 @@ export class SharedStorage {
    * @param block The block.
    */
   retain(block: number): void {
-    Atomics.add(this.#member.heap.i32, block >> 2, 1);
+    // Another worker may have made the block in memory it grew since this
+    // worker's views were made (Atomics on a view that ends before it throw).
+    const heap = this.#member.heap;
+    heap.cover(block + HEADER);
+    Atomics.add(heap.i32, block >> 2, 1);
   }
 
   /**
@@ -301,6 +305,7 @@ export class SharedStorage {
    * @param block The block.
    */
   release(block: number): void {
+    this.#member.heap.cover(block + HEADER);
     const i32 = this.#member.heap.i32;
     if (Atomics.sub(i32, block >> 2, 1) !== 1) return;
     Atomics.sub(i32, Global.StorageBytes, i32[(block >> 2) + 1]);

@@ -79,9 +79,11 @@ export const tensorCodec: Required<SharedCodec<Tensor>> = {
     return readTensor(heap, off, allocate);
   },
   discard(heap: SharedHeap, off: number): void {
+    heap.cover(off + 8); // a blob another worker made, maybe past our views
     const w = off >> 2;
     if ((heap.i32[w] & BY_REFERENCE) === 0) return;
     const at = off + headerBytes(heap.i32[w + 1]);
+    heap.cover(at + 4);
     SharedStorage.of(heap.memory)?.release(heap.i32[at >> 2]);
   },
 };

@@ -268,15 +268,20 @@ export class SharedHeap {
     if (end > this.u8.length) this.#refresh();
   }
 
+  // A block may lie in memory that another worker grew since this worker's
+  // views were made: a write through a view that does not reach it is lost
+  // without an error, and a read gives undefined. So #alloc and #free cover
+  // the block before touching it, and a block #alloc returns is covered
+  // whole, for the caller's writes.
   #alloc(bytes: number, lists: number, topWord: number, limit: number): number {
     const c = classOf(bytes + HEADER);
-    const i32 = this.i32;
     const listWord = Global.FreeLists + lists + c;
-    let block = i32[listWord];
+    let block = this.i32[listWord];
     if (block !== 0) {
-      i32[listWord] = i32[(block + HEADER) >> 2]; // the next free block
+      this.cover(block + CLASS_SIZES[c]);
+      this.i32[listWord] = this.i32[(block + HEADER) >> 2]; // the next free one
     } else {
-      block = i32[topWord];
+      block = this.i32[topWord];
       const end = block + CLASS_SIZES[c];
       if (end > limit) {
         throw new SharedMemoryExhausted(
@@ -284,13 +289,15 @@ export class SharedHeap {
         );
       }
       if (end > this.memory.buffer.byteLength) this.#grow(end);
-      i32[topWord] = end;
+      else this.cover(end);
+      this.i32[topWord] = end;
     }
     this.i32[block >> 2] = c;
     return block + HEADER;
   }
 
   #free(off: number, lists: number): void {
+    this.cover(off + 4);
     const i32 = this.i32;
     const block = off - HEADER;
     const listWord = Global.FreeLists + lists + i32[block >> 2];

@@ -86,6 +86,40 @@ Deno.test("SharedHeap.allocData() grows the memory and cover() lets another view
   heap.unlock();
 });
 
+Deno.test("SharedHeap.allocData() and freeData() cover a block another worker's growth put beyond this worker's views", () => {
+  const heap = SharedHeap.create();
+  // Three more workers' views of the memory, made before it grows.
+  const [popper, topper, freer] = [0, 1, 2].map(() =>
+    new SharedHeap(heap.memory)
+  );
+  heap.lock();
+  heap.allocData(200 * 1024 * 1024); // grows the memory
+  const small = heap.allocData(24); // past the others' views
+  heap.freeData(small);
+  heap.unlock();
+  assert(popper.u8.length < small, "the views are stale");
+  // From the free list: the next-free word and the header lie beyond.
+  popper.lock();
+  assertEquals(popper.allocData(24), small);
+  popper.i32[small >> 2] = 99; // the caller's write must land
+  popper.unlock();
+  assertEquals(heap.i32[small >> 2], 99);
+  // From the top of the data arena.
+  topper.lock();
+  const fresh = topper.allocData(24);
+  topper.i32[fresh >> 2] = 77;
+  topper.unlock();
+  assert(fresh > small);
+  assertEquals(heap.i32[fresh >> 2], 77);
+  // Freed by a worker that never saw the block: it goes to its class's list.
+  freer.lock();
+  freer.freeData(fresh);
+  freer.unlock();
+  heap.lock();
+  assertEquals(heap.allocData(24), fresh);
+  heap.unlock();
+});
+
 Deno.test("SharedHeap.lastDataFresh tells a never-used data block, which reads as zeros, from a reused one", () => {
   const heap = SharedHeap.create();
   heap.lock();
