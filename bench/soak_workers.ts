@@ -1,0 +1,97 @@
+// Soak test for pooled runs: runs programs again and again as whole
+// `deno run -A mod.ts prog.pb --workers 2` processes, `parallel` at a time
+// (so that the workers compete for the cores and their interleavings vary),
+// and checks that every run exits 0 and prints what `--workers 1` prints.
+// A race shows up here as a rare failure that no single test run catches:
+// this found the shared heap's stale views (a worker writing a block's
+// header through views that ended before it), about one run in 30.
+//
+//   deno run -A bench/soak_workers.ts [runs per program] [parallel]
+//
+// The programs: the examples that use goroutines and channels, and a
+// CPU-bound parallel_for whose iterations write large tensors into a shared
+// array (the shape that found the race).
+
+import {
+  arrayToTensor,
+  arrayWrite,
+  createArray,
+  fillConstant,
+  forRange,
+  matmul,
+  mean,
+  parallelFor,
+  print,
+  Program,
+  scale,
+  uniformRandom,
+} from "../mod.ts";
+
+const runs = Number(Deno.args[0] ?? 20);
+const parallel = Number(Deno.args[1] ?? 2);
+const root = new URL("../", import.meta.url).pathname;
+
+function parallelForProgram(): Program {
+  const program = new Program();
+  program.guard(() => {
+    const out = createArray({ dtype: "float32" });
+    parallelFor(8, (index) => {
+      // Many large outputs soon dead: the shared heap grows while the
+      // workers allocate in it.
+      const x = uniformRandom({ shape: [512, 512] });
+      const y = fillConstant({ shape: [512, 512], value: 0 });
+      forRange(150, () => {
+        scale(x, { scale: 0.5, out: y });
+      });
+      arrayWrite(matmul(y, x), index, out);
+    });
+    print(mean(arrayToTensor(out)), { message: "checksum" });
+  });
+  return program;
+}
+
+async function run(path: string, workers: number): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${root}mod.ts`, path, "--workers", String(workers)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+  return `exit ${out.code}\n${text}`;
+}
+
+const dir = await Deno.makeTempDir();
+const programs = [
+  "prime_sieve",
+  "select",
+  "goroutine",
+  "buffered_channel",
+  "parallel_mult",
+].map((name) => `${root}examples/${name}.pb`);
+const heavy = `${dir}/parallel_for.pb`;
+await parallelForProgram().save(heavy);
+programs.push(heavy);
+
+let failures = 0;
+for (const path of programs) {
+  const expected = await run(path, 1);
+  let failed = 0;
+  for (let done = 0; done < runs; done += parallel) {
+    const batch = Math.min(parallel, runs - done);
+    const got = await Promise.all(
+      Array.from({ length: batch }, () => run(path, 2)),
+    );
+    for (const text of got) {
+      if (text === expected) continue;
+      failed++;
+      console.log(`${path}: differs from --workers 1:\n${text.slice(0, 400)}`);
+    }
+  }
+  console.log(
+    `${path.slice(path.lastIndexOf("/") + 1)}: ${failed} of ${runs} failed`,
+  );
+  failures += failed;
+}
+await Deno.remove(dir, { recursive: true });
+if (failures > 0) Deno.exit(1);
