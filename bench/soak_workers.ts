@@ -8,22 +8,28 @@
 //
 //   deno run -A bench/soak_workers.ts [runs per program] [parallel]
 //
-// The programs: the examples that use goroutines and channels, and a
-// CPU-bound parallel_for whose iterations write large tensors into a shared
-// array (the shape that found the race).
+// The programs: the examples that use goroutines and channels, a
+// parallel_for whose iterations write large tensors into a shared array (the
+// shape that found the race), and large tensors streamed over a channel
+// from both workers.
 
 import {
   arrayToTensor,
   arrayWrite,
   createArray,
+  elementwiseAdd,
   fillConstant,
   forRange,
+  go,
+  makeChannel,
   matmul,
   mean,
   parallelFor,
   print,
   Program,
+  recv,
   scale,
+  send,
   uniformRandom,
 } from "../mod.ts";
 
@@ -50,6 +56,33 @@ function parallelForProgram(): Program {
   return program;
 }
 
+// Two goroutines (movable: one on each worker) send large tensors over one
+// buffered channel; the main thread sums them. Each is all ones, so the sum
+// is exact in any order.
+function pipelineProgram(): Program {
+  const program = new Program();
+  program.guard(() => {
+    const tensors = makeChannel({ capacity: 4, dtype: "float32" });
+    const done = makeChannel({ dtype: "int64" });
+    for (let producer = 0; producer < 2; producer++) {
+      go(() => {
+        forRange(60, () => {
+          send(tensors, fillConstant({ shape: [512, 512], value: 1 }));
+        });
+        send(done, fillConstant({ shape: [1], dtype: "int64", value: 1 }));
+      });
+    }
+    const total = fillConstant({ shape: [512, 512], value: 0 });
+    forRange(120, () => {
+      elementwiseAdd(total, recv(tensors), { out: total });
+    });
+    recv(done);
+    recv(done);
+    print(mean(total), { message: "mean" });
+  });
+  return program;
+}
+
 async function run(path: string, workers: number): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${root}mod.ts`, path, "--workers", String(workers)],
@@ -69,9 +102,16 @@ const programs = [
   "buffered_channel",
   "parallel_mult",
 ].map((name) => `${root}examples/${name}.pb`);
-const heavy = `${dir}/parallel_for.pb`;
-await parallelForProgram().save(heavy);
-programs.push(heavy);
+for (
+  const [name, build] of [["parallel_for", parallelForProgram], [
+    "pipeline",
+    pipelineProgram,
+  ]] as const
+) {
+  const path = `${dir}/${name}.pb`;
+  await build().save(path);
+  programs.push(path);
+}
 
 let failures = 0;
 for (const path of programs) {
