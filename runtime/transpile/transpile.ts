@@ -107,16 +107,18 @@ function masterProgram(
   const vars = masterVars(original.vars, parts, inputOps, names);
   return create(ProgramDescSchema, {
     version: desc.version,
-    blocks: [
-      create(BlockDescSchema, {
-        idx: 0,
-        parentIdx: -1,
-        vars,
-        ops,
-        forwardBlockIdx: -1,
-      }),
-      masterLoopBlock(names),
-    ],
+    blocks: [mainBlock(vars, ops), masterLoopBlock(names)],
+  });
+}
+
+// A program's block 0.
+function mainBlock(vars: VarDesc[], ops: OpDesc[]): BlockDesc {
+  return create(BlockDescSchema, {
+    idx: 0,
+    parentIdx: -1,
+    vars,
+    ops,
+    forwardBlockIdx: -1,
   });
 }
 
@@ -293,13 +295,7 @@ function workerProgram(
   return create(ProgramDescSchema, {
     version: desc.version,
     blocks: [
-      create(BlockDescSchema, {
-        idx: 0,
-        parentIdx: -1,
-        vars: outer,
-        ops: [...parts.parameterOps, serve],
-        forwardBlockIdx: -1,
-      }),
+      mainBlock(outer, [...parts.parameterOps, serve]),
       create(BlockDescSchema, {
         idx: 1,
         parentIdx: 0,
