@@ -10,8 +10,8 @@
 //
 // The programs: the examples that use goroutines and channels, a
 // parallel_for whose iterations write large tensors into a shared array (the
-// shape that found the race), and large tensors streamed over a channel
-// from both workers.
+// shape that found the race), large tensors streamed over a channel from
+// both workers, and Go's doubleselect with large tensors.
 
 import {
   arrayToTensor,
@@ -29,6 +29,7 @@ import {
   Program,
   recv,
   scale,
+  select,
   send,
   uniformRandom,
 } from "../mod.ts";
@@ -83,6 +84,38 @@ function pipelineProgram(): Program {
   return program;
 }
 
+// Go's doubleselect with large tensors: a goroutine on each worker offers
+// every tensor on either of two channels; the main thread takes them with
+// a select over both. All ones again: the sum is exact in any order, and a
+// tensor delivered twice or lost changes it.
+function doubleSelectProgram(): Program {
+  const program = new Program();
+  program.guard(() => {
+    const c1 = makeChannel({ dtype: "float32" });
+    const c2 = makeChannel({ dtype: "float32" });
+    for (let sender = 0; sender < 2; sender++) {
+      go(() => {
+        forRange(50, () => {
+          const t = fillConstant({ shape: [256, 256], value: 1 });
+          select((s) => {
+            s.send(c1, t);
+            s.send(c2, t);
+          });
+        });
+      });
+    }
+    const total = fillConstant({ shape: [256, 256], value: 0 });
+    forRange(100, () => {
+      select((s) => {
+        s.recv(c1, (v) => elementwiseAdd(total, v, { out: total }));
+        s.recv(c2, (v) => elementwiseAdd(total, v, { out: total }));
+      });
+    });
+    print(mean(total), { message: "mean" });
+  });
+  return program;
+}
+
 async function run(path: string, workers: number): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${root}mod.ts`, path, "--workers", String(workers)],
@@ -102,12 +135,12 @@ const programs = [
   "buffered_channel",
   "parallel_mult",
 ].map((name) => `${root}examples/${name}.pb`);
-for (
-  const [name, build] of [["parallel_for", parallelForProgram], [
-    "pipeline",
-    pipelineProgram,
-  ]] as const
-) {
+const built = [
+  ["parallel_for", parallelForProgram],
+  ["pipeline", pipelineProgram],
+  ["double_select", doubleSelectProgram],
+] as const;
+for (const [name, build] of built) {
   const path = `${dir}/${name}.pb`;
   await build().save(path);
   programs.push(path);
