@@ -31,34 +31,37 @@
  *
  * @module
  */
-export * from "./runtime/program.ts";
+export * from "./runtime/build/program.ts";
 export * from "./runtime/layers/mod.ts";
-export { Executor } from "./runtime/executor.ts";
+export { Executor } from "./runtime/run/executor.ts";
 export type {
   ExecutorOptions,
   ProgramWithParameters,
   RunOptions,
   RunResult,
-} from "./runtime/executor.ts";
+} from "./runtime/run/executor.ts";
 export {
   findModelFiles,
   loadModel,
   persistableVariables,
-} from "./runtime/model_dir.ts";
-export type { LoadedModel, LoadModelOptions } from "./runtime/model_dir.ts";
-export { feedTargets, fetchTargets } from "./runtime/feed_binding.ts";
-export type { FeedTarget } from "./runtime/feed_binding.ts";
-export { BlockLayout, Scope } from "./runtime/scope.ts";
-export { TensorArray } from "./runtime/value.ts";
-export type { RawValue, TensorChannel, Value } from "./runtime/value.ts";
-export { InternalError, ProgramError } from "./runtime/errors.ts";
-export type { ProgramErrorWhere } from "./runtime/errors.ts";
-export { validateProgram } from "./runtime/validate.ts";
-export type { ValidateOptions } from "./runtime/validate.ts";
-export { UnknownOpsError } from "./runtime/unknown_ops_error.ts";
-export type { UnknownOp } from "./runtime/unknown_ops_error.ts";
-export { dumpProgram } from "./runtime/dump.ts";
-export type { DumpOptions } from "./runtime/dump.ts";
+} from "./runtime/format/model_dir.ts";
+export type {
+  LoadedModel,
+  LoadModelOptions,
+} from "./runtime/format/model_dir.ts";
+export { feedTargets, fetchTargets } from "./runtime/run/feed_binding.ts";
+export type { FeedTarget } from "./runtime/run/feed_binding.ts";
+export { BlockLayout, Scope } from "./runtime/core/scope.ts";
+export { TensorArray } from "./runtime/core/value.ts";
+export type { RawValue, TensorChannel, Value } from "./runtime/core/value.ts";
+export { InternalError, ProgramError } from "./runtime/core/errors.ts";
+export type { ProgramErrorWhere } from "./runtime/core/errors.ts";
+export { validateProgram } from "./runtime/check/validate.ts";
+export type { ValidateOptions } from "./runtime/check/validate.ts";
+export { UnknownOpsError } from "./runtime/check/unknown_ops_error.ts";
+export type { UnknownOp } from "./runtime/check/unknown_ops_error.ts";
+export { dumpProgram } from "./runtime/build/dump.ts";
+export type { DumpOptions } from "./runtime/build/dump.ts";
 export { transpile } from "./runtime/transpile/transpile.ts";
 export type {
   TranspiledPrograms,
@@ -71,7 +74,7 @@ export {
   encodeProgram,
   readProgramFile,
   writeProgramFile,
-} from "./runtime/program_file.ts";
+} from "./runtime/format/program_file.ts";
 export { OPS } from "./runtime/ops/mod.ts";
 export type {
   AttrKind,
@@ -87,24 +90,27 @@ export type {
   SlotSpec,
   VarInfo,
   VarKind,
-} from "./runtime/op_def.ts";
+} from "./runtime/core/op_def.ts";
 export type {
   OpRun,
   PrepareContext,
   ResumableRun,
-} from "./runtime/prepare_context.ts";
-export { VarRef } from "./runtime/var_ref.ts";
-export type { PreparedBlock, PreparedOp } from "./runtime/prepared_block.ts";
+} from "./runtime/core/prepare_context.ts";
+export { VarRef } from "./runtime/core/var_ref.ts";
+export type {
+  PreparedBlock,
+  PreparedOp,
+} from "./runtime/core/prepared_block.ts";
 export type {
   ClusterSettings,
   ParkOptions,
   ResumeOptions,
   RunServices,
   ThreadContext,
-} from "./runtime/thread_context.ts";
+} from "./runtime/exec/thread_context.ts";
 export type { PoolHandle } from "./runtime/pool/worker_pool.ts";
-export { runCli } from "./runtime/cli.ts";
-export type { CliIO, CliResult } from "./runtime/cli.ts";
+export { runCli } from "./runtime/cli/cli.ts";
+export type { CliIO, CliResult } from "./runtime/cli/cli.ts";
 export { Tensor } from "./kernels/tensor.ts";
 export {
   type DeviceHome,
@@ -112,7 +118,7 @@ export {
   ElementsOnDevice,
   readBack,
 } from "./kernels/device_tensor.ts";
-export type { DeviceChoice, DeviceName } from "./runtime/device_choice.ts";
+export type { DeviceChoice, DeviceName } from "./runtime/run/device_choice.ts";
 export type { NestedArray, NestedValue } from "./kernels/tensor.ts";
 export type { DType, Scalar, TypedArray } from "./kernels/dtype.ts";
 export type {
@@ -136,20 +142,20 @@ export {
   readPaddleTensors,
   writePaddleTensor,
   writePaddleTensors,
-} from "./runtime/tensor_files/paddle_tensor.ts";
+} from "./runtime/format/paddle_tensor.ts";
 export type {
   LoD,
   PaddleTensor,
   PaddleTensorRead,
-} from "./runtime/tensor_files/paddle_tensor.ts";
+} from "./runtime/format/paddle_tensor.ts";
 export {
   readTensorFile,
   sniffTensorFile,
-} from "./runtime/tensor_files/tensor_file.ts";
+} from "./runtime/format/tensor_file.ts";
 export type {
   TensorFileContents,
   TensorFileFormat,
-} from "./runtime/tensor_files/tensor_file.ts";
+} from "./runtime/format/tensor_file.ts";
 export * from "./gen/rill/v1/framework_pb.ts";
 /** The program format's `Scalar` message (`Scalar` names the element type). */
 export type { Scalar as ScalarMessage } from "./gen/rill/v1/framework_pb.ts";
@@ -157,7 +163,7 @@ export type { Scalar as ScalarMessage } from "./gen/rill/v1/framework_pb.ts";
 export * as csp from "./scheduler/mod.ts";
 
 if (import.meta.main) {
-  const { runCli } = await import("./runtime/cli.ts");
+  const { runCli } = await import("./runtime/cli/cli.ts");
   const encoder = new TextEncoder();
   const write = (stream: typeof Deno.stdout) => (text: string) => {
     const bytes = encoder.encode(text);

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { ProgramError } from "../errors.ts";
+import { ProgramError } from "../core/errors.ts";
 
 /** A parsed address. */
 export interface HostPort {

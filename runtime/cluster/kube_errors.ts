@@ -7,7 +7,7 @@
  * @module
  */
 
-import { printable } from "../errors.ts";
+import { printable } from "../core/errors.ts";
 import type { PodProblem } from "./pod_readiness.ts";
 
 /**

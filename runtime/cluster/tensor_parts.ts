@@ -27,8 +27,8 @@ import {
 } from "../../gen/rill/v1/rpc_pb.ts";
 import { arrayType, type DType, itemSize } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
-import { printable } from "../errors.ts";
-import { codeOfDType, dtypeOfCode, typeName } from "../dtype_codes.ts";
+import { printable } from "../core/errors.ts";
+import { codeOfDType, dtypeOfCode, typeName } from "../core/dtype_codes.ts";
 
 /**
  * Tensors by name: a `Map`, or a plain object (`{ input: t }`). Names are

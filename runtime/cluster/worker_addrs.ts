@@ -15,7 +15,7 @@
  * @module
  */
 
-import { ProgramError } from "../errors.ts";
+import { ProgramError } from "../core/errors.ts";
 import {
   formatHostPort,
   HostPortError,

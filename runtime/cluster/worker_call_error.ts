@@ -7,7 +7,7 @@
  */
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { printable } from "../errors.ts";
+import { printable } from "../core/errors.ts";
 import { TensorStreamError } from "./tensor_parts.ts";
 
 /**

@@ -31,7 +31,7 @@ import {
 } from "../../gen/rill/v1/rpc_pb.ts";
 import { readBack } from "../../kernels/device_tensor.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
-import { printable } from "../errors.ts";
+import { printable } from "../core/errors.ts";
 import { resolveToken, tokenGate } from "./_bearer_token.ts";
 import { HTTP2_SETTINGS, widenWindow } from "./_http2_settings.ts";
 import { formatHostPort } from "./host_port.ts";

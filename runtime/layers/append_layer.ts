@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { readAttrs } from "../attr_read.ts";
-import type { InferredType, VarInfo } from "../op_def.ts";
+import { readAttrs } from "../core/attr_read.ts";
+import type { InferredType, VarInfo } from "../core/op_def.ts";
 import { OPS } from "../ops/mod.ts";
 import {
   type AttrInput,
@@ -17,7 +17,7 @@ import {
   encodeAttrs,
   type SlotInput,
   Variable,
-} from "../program.ts";
+} from "../build/program.ts";
 
 /** Options every single-output builder function takes. */
 export interface OutOptions {
@@ -38,7 +38,7 @@ export interface OutOptions {
  * @example Usage
  * ```ts
  * import { appendLayer } from "./append_layer.ts";
- * import { Program } from "../program.ts";
+ * import { Program } from "../build/program.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const p = new Program();

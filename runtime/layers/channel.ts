@@ -7,8 +7,8 @@
  */
 import { VarType_Type } from "../../gen/rill/v1/framework_pb.ts";
 import type { DType } from "../../kernels/dtype.ts";
-import { codeOfDType } from "../dtype_codes.ts";
-import { defaultProgram, type Variable } from "../program.ts";
+import { codeOfDType } from "../core/dtype_codes.ts";
+import { defaultProgram, type Variable } from "../build/program.ts";
 import { appendLayer } from "./append_layer.ts";
 
 /** Options of `makeChannel`. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Variable } from "../program.ts";
+import type { Variable } from "../build/program.ts";
 import { out1, type OutOptions } from "./append_layer.ts";
 
 /** Options of {@linkcode kubeGetWorkersAddrs}. */

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { outerVariables } from "../free_variables.ts";
-import { defaultProgram, type Variable } from "../program.ts";
+import { outerVariables } from "../check/free_variables.ts";
+import { defaultProgram, type Variable } from "../build/program.ts";
 import { lessThan, logicalNot } from "./elementwise.ts";
 import { fillConstant, increment } from "./values.ts";
 

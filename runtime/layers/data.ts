@@ -7,8 +7,8 @@
  * @module
  */
 import type { DType } from "../../kernels/dtype.ts";
-import { codeOfDType } from "../dtype_codes.ts";
-import { defaultProgram, type Variable } from "../program.ts";
+import { codeOfDType } from "../core/dtype_codes.ts";
+import { defaultProgram, type Variable } from "../build/program.ts";
 import { appendLayer, type OutOptions } from "./append_layer.ts";
 
 /** Options of `read`. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { defaultProgram, type Variable } from "../program.ts";
+import { defaultProgram, type Variable } from "../build/program.ts";
 
 /**
  * `print`: writes `<message> <value>` when the op runs.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Variable } from "../program.ts";
+import type { Variable } from "../build/program.ts";
 import { out1, type OutOptions, unaryBuilder } from "./append_layer.ts";
 import type { UnaryBuilder } from "./elementwise.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DType } from "../../kernels/dtype.ts";
-import { defaultProgram, type Variable } from "../program.ts";
+import { defaultProgram, type Variable } from "../build/program.ts";
 import { appendLayer, out1 } from "./append_layer.ts";
 
 /** Options of {@linkcode listenAndDo}. */

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { outerVariables } from "../free_variables.ts";
-import { type Block, defaultProgram, type Variable } from "../program.ts";
+import { outerVariables } from "../check/free_variables.ts";
+import { type Block, defaultProgram, type Variable } from "../build/program.ts";
 import { uniqueByName } from "./append_layer.ts";
 
 /** Adds the cases of a `select`; each case's body builds its block. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defaultProgram, type Variable } from "../program.ts";
+import { defaultProgram, type Variable } from "../build/program.ts";
 import { appendLayer, out1, type OutOptions } from "./append_layer.ts";
 
 /**

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Variable } from "../program.ts";
+import type { Variable } from "../build/program.ts";
 import { appendLayer } from "./append_layer.ts";
 
 /**

@@ -5,8 +5,8 @@
  * @module
  */
 import type { DType } from "../../kernels/dtype.ts";
-import { codeOfDType } from "../dtype_codes.ts";
-import type { Variable } from "../program.ts";
+import { codeOfDType } from "../core/dtype_codes.ts";
+import type { Variable } from "../build/program.ts";
 import { out1, type OutOptions } from "./append_layer.ts";
 
 /** Options of `fillConstant`. */

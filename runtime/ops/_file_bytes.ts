@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { fileErrorReason } from "../file_error.ts";
+import { fileErrorReason } from "../core/file_error.ts";
 
 /**
  * The bytes of a file.

@@ -6,10 +6,10 @@
  * @module
  */
 import { Tensor } from "../../kernels/tensor.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import type { Scope } from "../scope.ts";
-import { TensorArray } from "../value.ts";
-import type { VarRef } from "../var_ref.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import type { Scope } from "../core/scope.ts";
+import { TensorArray } from "../core/value.ts";
+import type { VarRef } from "../core/var_ref.ts";
 
 function indexOf(ref: VarRef, scope: Scope): number {
   const t = ref.tensor(scope);

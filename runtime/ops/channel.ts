@@ -24,9 +24,9 @@ import {
 } from "../../scheduler/channel.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
-import { dtypeOfCode } from "../dtype_codes.ts";
-import type { TensorChannel, Value } from "../value.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { dtypeOfCode } from "../core/dtype_codes.ts";
+import type { TensorChannel, Value } from "../core/value.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 
 /** `VarType.Type` LOD_TENSOR: a channel of any tensor. */

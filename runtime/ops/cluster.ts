@@ -7,7 +7,7 @@
  * @module
  */
 import { resolveWorkerAddrs, selfAddr } from "../cluster/worker_addrs.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 
 const kubeGetWorkersAddrs = defineOp({
   type: "kube_get_workers_addrs",

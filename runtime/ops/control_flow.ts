@@ -5,12 +5,12 @@
  * @module
  */
 import { largeAllocations } from "../../kernels/allocate.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import { runSubBlock } from "../block_runner.ts";
-import type { PreparedBlock } from "../prepared_block.ts";
-import { Scope } from "../scope.ts";
-import type { ThreadContext } from "../thread_context.ts";
-import type { VarRef } from "../var_ref.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import { runSubBlock } from "../exec/block_runner.ts";
+import type { PreparedBlock } from "../core/prepared_block.ts";
+import { Scope } from "../core/scope.ts";
+import type { ThreadContext } from "../exec/thread_context.ts";
+import type { VarRef } from "../core/var_ref.ts";
 
 function isTrue(cond: VarRef, scope: Scope): boolean {
   const t = cond.tensor(scope);

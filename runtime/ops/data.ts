@@ -18,13 +18,13 @@ import {
 } from "../../kernels/npy.ts";
 import { type DType, itemSize } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
-import { fileErrorReason } from "../file_error.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import type { Scope } from "../scope.ts";
-import type { ThreadContext } from "../thread_context.ts";
-import type { VarRef } from "../var_ref.ts";
+import { fileErrorReason } from "../core/file_error.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import type { Scope } from "../core/scope.ts";
+import type { ThreadContext } from "../exec/thread_context.ts";
+import type { VarRef } from "../core/var_ref.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
-import { AttrError } from "../attr_read.ts";
+import { AttrError } from "../core/attr_read.ts";
 import { readFileBytes } from "./_file_bytes.ts";
 import { SAVE_LOAD_OPS } from "./save_load.ts";
 

@@ -11,7 +11,7 @@ import type {
   LogicalKind,
   UnaryKind,
 } from "../../kernels/device.ts";
-import { attr, type OpDef } from "../op_def.ts";
+import { attr, type OpDef } from "../core/op_def.ts";
 import { binaryKernelOp, unaryKernelOp } from "./kernel_op.ts";
 import { broadcastRule, sameAs } from "./shape_rules.ts";
 

@@ -5,7 +5,7 @@
  * - `feed`: X (the FEED_MINIBATCH list, `feed`) → Out; col — binds Out to
  *   the tensor fed at column `col`. The executor fills the list from the
  *   feeds it is given by the name of each feed op's Out (see
- *   `runtime/feed_binding.ts`), and refuses to run when one is missing.
+ *   `runtime/run/feed_binding.ts`), and refuses to run when one is missing.
  * - `fetch`: X → Out (the FETCH_LIST list, `fetch`); col — stores X's
  *   tensor at column `col` of the list, which it creates on first use.
  *   Fetching a variable never written panics, as any read of one does.
@@ -16,9 +16,9 @@
  *
  * @module
  */
-import { AttrError } from "../attr_read.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import { TensorArray } from "../value.ts";
+import { AttrError } from "../core/attr_read.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import { TensorArray } from "../core/value.ts";
 import { Panic } from "../../scheduler/panic.ts";
 
 function checkColumn(col: number): void {

@@ -11,11 +11,11 @@
  */
 import { Tensor } from "../../kernels/tensor.ts";
 import { WaitGroup } from "../../scheduler/wait_group.ts";
-import { runThreadBlock } from "../block_runner.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import { Scope } from "../scope.ts";
-import { threadContext } from "../thread_context.ts";
-import type { VarRef } from "../var_ref.ts";
+import { runThreadBlock } from "../exec/block_runner.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import { Scope } from "../core/scope.ts";
+import { threadContext } from "../exec/thread_context.ts";
+import type { VarRef } from "../core/var_ref.ts";
 
 const go = defineOp({
   type: "go",

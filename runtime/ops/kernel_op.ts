@@ -16,7 +16,7 @@ import {
   type InferredType,
   type OpDef,
   slot,
-} from "../op_def.ts";
+} from "../core/op_def.ts";
 
 /** The definition of a one-input kernel op `X → Out`. */
 export interface UnaryKernelOpSpec<A extends AttrSchema> {

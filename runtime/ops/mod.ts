@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { OpDef } from "../op_def.ts";
+import type { OpDef } from "../core/op_def.ts";
 import { ARRAY_OPS } from "./array.ts";
 import { CHANNEL_OPS } from "./channel.ts";
 import { CONTROL_FLOW_OPS } from "./control_flow.ts";

@@ -5,8 +5,8 @@
  */
 import { formatStrings, formatTensor } from "../../kernels/tensor_format.ts";
 import { Tensor } from "../../kernels/tensor.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import { TensorArray, type Value } from "../value.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import { TensorArray, type Value } from "../core/value.ts";
 
 /**
  * A value as `print` shows it: tensors per design.md §5, RAW lists as

@@ -11,7 +11,7 @@ import {
   type InferredType,
   type OpDef,
   slot,
-} from "../op_def.ts";
+} from "../core/op_def.ts";
 import { binaryKernelOp, unaryKernelOp } from "./kernel_op.ts";
 import { sameAs } from "./shape_rules.ts";
 

@@ -29,12 +29,12 @@
 import type { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { Panic } from "../../scheduler/panic.ts";
-import { runBlock } from "../block_runner.ts";
+import { runBlock } from "../exec/block_runner.ts";
 import { parseHostPort } from "../cluster/host_port.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
-import { Scope } from "../scope.ts";
-import { type RunServices, threadContext } from "../thread_context.ts";
-import type { VarRef } from "../var_ref.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import { Scope } from "../core/scope.ts";
+import { type RunServices, threadContext } from "../exec/thread_context.ts";
+import type { VarRef } from "../core/var_ref.ts";
 import {
   loadRpcClient,
   loadRpcServer,

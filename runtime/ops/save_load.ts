@@ -23,19 +23,19 @@
  * @module
  */
 import { Tensor } from "../../kernels/tensor.ts";
-import { AttrError } from "../attr_read.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { AttrError } from "../core/attr_read.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import {
   readPaddleTensors,
   writePaddleTensor,
   writePaddleTensors,
-} from "../tensor_files/paddle_tensor.ts";
+} from "../format/paddle_tensor.ts";
 import {
   readTensorFile,
   sniffTensorFile,
   type TensorFileFormat,
-} from "../tensor_files/tensor_file.ts";
-import type { ThreadContext } from "../thread_context.ts";
+} from "../format/tensor_file.ts";
+import type { ThreadContext } from "../exec/thread_context.ts";
 import { encodeNpy } from "../../kernels/npy.ts";
 import { readFileBytes, writeFileBytes } from "./_file_bytes.ts";
 

@@ -16,19 +16,19 @@ import {
   selectShared,
   type SharedCase,
 } from "../../scheduler/shared/shared_select.ts";
-import { runSubBlock } from "../block_runner.ts";
+import { runSubBlock } from "../exec/block_runner.ts";
 import {
   attr,
   type CheckContext,
   defineOp,
   type OpDef,
   slot,
-} from "../op_def.ts";
-import type { PreparedBlock } from "../prepared_block.ts";
-import { Scope } from "../scope.ts";
-import type { ThreadContext } from "../thread_context.ts";
-import type { TensorChannel } from "../value.ts";
-import type { VarRef } from "../var_ref.ts";
+} from "../core/op_def.ts";
+import type { PreparedBlock } from "../core/prepared_block.ts";
+import { Scope } from "../core/scope.ts";
+import type { ThreadContext } from "../exec/thread_context.ts";
+import type { TensorChannel } from "../core/value.ts";
+import type { VarRef } from "../core/var_ref.ts";
 import { checkElementType, statusTensor } from "./channel.ts";
 
 /** One parsed case string. */

@@ -11,7 +11,7 @@ import {
   type InferredType,
   type OpDef,
   slot,
-} from "../op_def.ts";
+} from "../core/op_def.ts";
 import { unaryKernelOp } from "./kernel_op.ts";
 
 function reshapeRule(x: InferredType, shape: readonly number[]): InferredType {

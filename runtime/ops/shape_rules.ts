@@ -8,7 +8,7 @@
  */
 import { broadcastShapes } from "../../kernels/broadcast.ts";
 import type { DType } from "../../kernels/dtype.ts";
-import type { InferredType } from "../op_def.ts";
+import type { InferredType } from "../core/op_def.ts";
 
 /**
  * The same type as the input.

@@ -7,8 +7,8 @@
  */
 import type { Tensor } from "../../kernels/tensor.ts";
 import { after, sleep } from "../../scheduler/timer.ts";
-import { AttrError } from "../attr_read.ts";
-import { attr, defineOp, type OpDef, slot } from "../op_def.ts";
+import { AttrError } from "../core/attr_read.ts";
+import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { statusTensor } from "./channel.ts";
 
 const sleepOp = defineOp({

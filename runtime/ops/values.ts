@@ -8,8 +8,8 @@ import { type CounterKey, keyFromSeed } from "../../kernels/counter_random.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { Random } from "../../scheduler/random.ts";
-import { AttrError } from "../attr_read.ts";
-import { dtypeOfCode } from "../dtype_codes.ts";
+import { AttrError } from "../core/attr_read.ts";
+import { dtypeOfCode } from "../core/dtype_codes.ts";
 import {
   attr,
   type AttrSpec,
@@ -17,8 +17,8 @@ import {
   defineOp,
   type OpDef,
   slot,
-} from "../op_def.ts";
-import type { OpRun, PrepareContext } from "../prepare_context.ts";
+} from "../core/op_def.ts";
+import type { OpRun, PrepareContext } from "../core/prepare_context.ts";
 import { unaryKernelOp } from "./kernel_op.ts";
 import { sameAs } from "./shape_rules.ts";
 

@@ -18,8 +18,8 @@ import {
   encode,
   SharedChannel,
 } from "../../scheduler/shared/shared_channel.ts";
-import { InternalError } from "../errors.ts";
-import type { Value } from "../value.ts";
+import { InternalError } from "../core/errors.ts";
+import type { Value } from "../core/value.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
 

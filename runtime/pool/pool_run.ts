@@ -29,16 +29,16 @@ import {
   SharedWait,
 } from "../../scheduler/shared/pool_member.ts";
 import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
-import { runThreadBlock } from "../block_runner.ts";
-import { codeOfDType } from "../dtype_codes.ts";
-import { freeVariables } from "../free_variables.ts";
-import type { PreparedProgram } from "../prepare.ts";
-import { Scope } from "../scope.ts";
-import { type RunServices, threadContext } from "../thread_context.ts";
-import type { TensorArray } from "../value.ts";
+import { runThreadBlock } from "../exec/block_runner.ts";
+import { codeOfDType } from "../core/dtype_codes.ts";
+import { freeVariables } from "../check/free_variables.ts";
+import type { PreparedProgram } from "../exec/prepare.ts";
+import { Scope } from "../core/scope.ts";
+import { type RunServices, threadContext } from "../exec/thread_context.ts";
+import type { TensorArray } from "../core/value.ts";
 import { ParallelGemm } from "./parallel_gemm.ts";
 import { ParallelKernels } from "./parallel_kernels.ts";
-import { placeProgram, type ProgramPlacement } from "./placement.ts";
+import { placeProgram, type ProgramPlacement } from "../check/placement.ts";
 import { RowSplit } from "./row_split.ts";
 import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";

@@ -19,15 +19,15 @@ import {
   formatThreadDump,
   threadSnapshot,
 } from "../../scheduler/thread_dump.ts";
-import { runBlock } from "../block_runner.ts";
-import type { PreparedProgram } from "../prepare.ts";
-import { Scope } from "../scope.ts";
+import { runBlock } from "../exec/block_runner.ts";
+import type { PreparedProgram } from "../exec/prepare.ts";
+import { Scope } from "../core/scope.ts";
 import {
   type ClusterSettings,
   type RunServices,
   threadContext,
-} from "../thread_context.ts";
-import { TensorArray } from "../value.ts";
+} from "../exec/thread_context.ts";
+import { TensorArray } from "../core/value.ts";
 import { PoolRun } from "./pool_run.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { type PoolHandle, WorkerPool } from "./worker_pool.ts";
@@ -68,8 +68,8 @@ export interface PooledRunOptions {
  * @example Usage
  * ```ts
  * import { fillConstant, print, Program } from "../../mod.ts";
- * import { PreparedProgram } from "../prepare.ts";
- * import { Scope } from "../scope.ts";
+ * import { PreparedProgram } from "../exec/prepare.ts";
+ * import { Scope } from "../core/scope.ts";
  * import { runWithPool } from "./run_with_pool.ts";
  * import { Scheduler } from "../../scheduler/scheduler.ts";
  * import { cpuDevice } from "../../kernels/cpu/device.ts";

@@ -13,7 +13,7 @@ import { Tensor } from "../../kernels/tensor.ts";
 import { encode } from "../../scheduler/shared/shared_channel.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import type { SharedHeap } from "../../scheduler/shared/heap.ts";
-import { TensorArray } from "../value.ts";
+import { TensorArray } from "../core/value.ts";
 import { SharedStorage } from "./shared_storage.ts";
 import { readTensorHeld, tensorCodec } from "./tensor_codec.ts";
 

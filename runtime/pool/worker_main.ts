@@ -18,9 +18,9 @@ import { Scheduler } from "../../scheduler/scheduler.ts";
 import { SharedHeap } from "../../scheduler/shared/heap.ts";
 import { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import { threadSnapshot } from "../../scheduler/thread_dump.ts";
-import { compactFromBinary } from "../compact_from_binary.ts";
-import { PreparedProgram } from "../prepare.ts";
-import type { RunServices } from "../thread_context.ts";
+import { compactFromBinary } from "../format/compact_from_binary.ts";
+import { PreparedProgram } from "../exec/prepare.ts";
+import type { RunServices } from "../exec/thread_context.ts";
 import type { WorkerInit, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
 

@@ -10,9 +10,9 @@
  * @module
  */
 import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
-import { ProgramError } from "../errors.ts";
-import { opVariables } from "../op_variables.ts";
-import { varKindOf } from "../var_info.ts";
+import { ProgramError } from "../core/errors.ts";
+import { opVariables } from "../check/op_variables.ts";
+import { varKindOf } from "../core/var_info.ts";
 
 /** Where the data input comes from. */
 export interface DataInput {

@@ -12,8 +12,8 @@ import {
   type ProgramDesc,
   VarType_Type,
 } from "../../gen/rill/v1/framework_pb.ts";
-import { ProgramError } from "../errors.ts";
-import { opVariables } from "../op_variables.ts";
+import { ProgramError } from "../core/errors.ts";
+import { opVariables } from "../check/op_variables.ts";
 import { type DataInput, findDataInput } from "./data_input.ts";
 import { checkRowSeparable } from "./row_separable.ts";
 

@@ -15,10 +15,10 @@
  */
 import type { OpDesc, VarDesc } from "../../gen/rill/v1/framework_pb.ts";
 import { UNARY_KINDS } from "../../kernels/device.ts";
-import { readAttrs } from "../attr_read.ts";
-import { ProgramError } from "../errors.ts";
+import { readAttrs } from "../core/attr_read.ts";
+import { ProgramError } from "../core/errors.ts";
 import { OPS } from "../ops/mod.ts";
-import { varInfoOf } from "../var_info.ts";
+import { varInfoOf } from "../core/var_info.ts";
 
 /** Ops that act on each element alone (the unary ops are named as their kinds). */
 const ELEMENT_OPS: ReadonlySet<string> = new Set([
@@ -63,7 +63,7 @@ export interface RowContext {
  * ```ts
  * import { create } from "@bufbuild/protobuf";
  * import { OpDescSchema } from "../../gen/rill/v1/framework_pb.ts";
- * import { ProgramError } from "../errors.ts";
+ * import { ProgramError } from "../core/errors.ts";
  * import { checkRowSeparable } from "./row_separable.ts";
  * import { assertThrows } from "@std/assert";
  *

@@ -27,7 +27,7 @@ import {
   ProgramDescSchema,
   type VarDesc,
 } from "../../gen/rill/v1/framework_pb.ts";
-import { opVariables } from "../op_variables.ts";
+import { opVariables } from "../check/op_variables.ts";
 import { type AttrValue, makeOp, makeVar } from "./_desc_parts.ts";
 import { type Partition, partitionProgram } from "./partition.ts";
 

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { ProgramError } from "../errors.ts";
-import { fileErrorReason } from "../file_error.ts";
-import { loadModel, persistableVariables } from "../model_dir.ts";
-import { writeProgramFile } from "../program_file.ts";
-import { writePaddleTensors } from "../tensor_files/paddle_tensor.ts";
+import { ProgramError } from "../core/errors.ts";
+import { fileErrorReason } from "../core/file_error.ts";
+import { loadModel, persistableVariables } from "../format/model_dir.ts";
+import { writeProgramFile } from "../format/program_file.ts";
+import { writePaddleTensors } from "../format/paddle_tensor.ts";
 import { transpile, type TranspileOptions } from "./transpile.ts";
 
 /** The worker's parameter file, beside `worker.pb`. */

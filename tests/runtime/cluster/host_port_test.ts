@@ -8,7 +8,7 @@ import {
   HostPortError,
   parseHostPort,
 } from "../../../runtime/cluster/host_port.ts";
-import { ProgramError } from "../../../runtime/errors.ts";
+import { ProgramError } from "../../../runtime/core/errors.ts";
 
 Deno.test("parseHostPort() accepts IPv4, bracketed IPv6 and host names", () => {
   const cases: [string, string, number][] = [

@@ -11,7 +11,7 @@ import {
   selfAddr,
   SelfAddrError,
 } from "../../../runtime/cluster/worker_addrs.ts";
-import { ProgramError } from "../../../runtime/errors.ts";
+import { ProgramError } from "../../../runtime/core/errors.ts";
 import { withFakeKubeApi } from "./_fake_kube_api.ts";
 import { forbiddenStatus, pod, podList } from "./_kube_pods.ts";
 

@@ -34,13 +34,13 @@ import {
   whileLoop,
 } from "../../../mod.ts";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
-import { runBlock } from "../../../runtime/block_runner.ts";
-import { PreparedProgram } from "../../../runtime/prepare.ts";
-import { Scope } from "../../../runtime/scope.ts";
+import { runBlock } from "../../../runtime/exec/block_runner.ts";
+import { PreparedProgram } from "../../../runtime/exec/prepare.ts";
+import { Scope } from "../../../runtime/core/scope.ts";
 import {
   ThreadContext,
   threadContext,
-} from "../../../runtime/thread_context.ts";
+} from "../../../runtime/exec/thread_context.ts";
 import {
   type Channel,
   Deadlock,

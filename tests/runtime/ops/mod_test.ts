@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
-import { AttrError, readAttrs } from "../../../runtime/attr_read.ts";
-import type { AttrKind, OpDef } from "../../../runtime/op_def.ts";
+import { AttrError, readAttrs } from "../../../runtime/core/attr_read.ts";
+import type { AttrKind, OpDef } from "../../../runtime/core/op_def.ts";
 import { ARRAY_OPS } from "../../../runtime/ops/array.ts";
 import { CHANNEL_OPS } from "../../../runtime/ops/channel.ts";
 import { CLUSTER_OPS } from "../../../runtime/ops/cluster.ts";

@@ -27,7 +27,7 @@ import {
   readPaddleTensor,
   writePaddleTensor,
   writePaddleTensors,
-} from "../../../runtime/tensor_files/paddle_tensor.ts";
+} from "../../../runtime/format/paddle_tensor.ts";
 import { Panic } from "../../../scheduler/mod.ts";
 import { runForTensors, runProgram } from "../../_helpers/run_program.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";

@@ -21,7 +21,7 @@ import {
   shape,
   uniformRandom,
 } from "../../../mod.ts";
-import type { Variable } from "../../../runtime/program.ts";
+import type { Variable } from "../../../runtime/build/program.ts";
 import { VALUE_OPS } from "../../../runtime/ops/values.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";

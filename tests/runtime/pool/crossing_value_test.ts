@@ -14,7 +14,7 @@ import { SharedStorage } from "../../../runtime/pool/shared_storage.ts";
 import { SharedTensorArray } from "../../../runtime/pool/shared_tensor_array.ts";
 import { tensorCodec } from "../../../runtime/pool/tensor_codec.ts";
 import type { PoolMember } from "../../../scheduler/shared/pool_member.ts";
-import type { Value } from "../../../runtime/value.ts";
+import type { Value } from "../../../runtime/core/value.ts";
 import { withMember, withStorage } from "./_member.ts";
 
 function cross(member: PoolMember, v: Value): Value {

@@ -35,7 +35,7 @@ import { int64 } from "../../_helpers/int64.ts";
 import { locationOf } from "../../_helpers/location_of.ts";
 import { buildProgram } from "../../_helpers/run_program.ts";
 import { within } from "../../_helpers/within.ts";
-import { placeProgram } from "../../../runtime/pool/placement.ts";
+import { placeProgram } from "../../../runtime/check/placement.ts";
 import type { PoolHandle } from "../../../runtime/pool/worker_pool.ts";
 
 // Keeps the main thread busy (never idle, never parked) until `started`

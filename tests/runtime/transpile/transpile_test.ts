@@ -14,9 +14,9 @@ import {
   softmax,
   transpose,
 } from "../../../mod.ts";
-import { dumpProgram } from "../../../runtime/dump.ts";
-import { ProgramError } from "../../../runtime/errors.ts";
-import { loadModel } from "../../../runtime/model_dir.ts";
+import { dumpProgram } from "../../../runtime/build/dump.ts";
+import { ProgramError } from "../../../runtime/core/errors.ts";
+import { loadModel } from "../../../runtime/format/model_dir.ts";
 import { transpile } from "../../../runtime/transpile/transpile.ts";
 import { ROOT } from "../../_helpers/rill_process.ts";
 

@@ -1,0 +1,371 @@
+/**
+ * Reads an op's attributes out of its `OpDesc` by the op's schema. The
+ * value is taken from the field the attribute's `type` names; an INT is
+ * accepted where a LONG is expected and the reverse (design.md §2).
+ *
+ * Paddle 2.x stores some attributes in types Rill's schemas do not name;
+ * they are read where they convert without loss of meaning:
+ *   FLOAT64 and FLOAT64S where a FLOAT or FLOATS is expected, rounded to
+ *   float32 as a FLOAT holds it;
+ *   a SCALAR holding a LONG where an INT, LONG or FLOAT is expected, one
+ *   holding a FLOAT64 where a FLOAT is, one holding a BOOLEAN where a
+ *   BOOLEAN is; SCALARS likewise where a list is expected.
+ * VAR and VARS (an attribute whose value a variable holds at run time) and
+ * complex SCALARs are read nowhere: they are the wrong type for every
+ * schema, and the error says what they are.
+ *
+ * @module
+ */
+import {
+  AttrType,
+  type OpDesc_Attr,
+  type Scalar,
+  Scalar_Type,
+} from "../../gen/rill/v1/framework_pb.ts";
+import type { AttrKind, AttrSchema, AttrSpec, AttrValueOf } from "./op_def.ts";
+
+/**
+ * The `AttrType` each attribute kind is stored as.
+ *
+ * @example Usage
+ * ```ts
+ * import { ATTR_TYPE_OF_KIND } from "./attr_read.ts";
+ * import { AttrType } from "../../gen/rill/v1/framework_pb.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(ATTR_TYPE_OF_KIND.longs, AttrType.LONGS);
+ * ```
+ */
+export const ATTR_TYPE_OF_KIND: Readonly<Record<AttrKind, AttrType>> = {
+  int: AttrType.INT,
+  float: AttrType.FLOAT,
+  string: AttrType.STRING,
+  ints: AttrType.INTS,
+  floats: AttrType.FLOATS,
+  strings: AttrType.STRINGS,
+  bool: AttrType.BOOLEAN,
+  bools: AttrType.BOOLEANS,
+  block: AttrType.BLOCK,
+  long: AttrType.LONG,
+  blocks: AttrType.BLOCKS,
+  longs: AttrType.LONGS,
+};
+
+/**
+ * The bookkeeping attributes Paddle puts on ops: the six that its
+ * `OpProtoAndCheckerMaker` adds to every op (role, role variables, name
+ * scope, creation call stack, device, quantization flag), and the oneDNN and
+ * cuDNN kernel-selection hints most ops carry. None of them changes what an
+ * op computes. Any op may carry them; Rill ignores them unless the op's
+ * schema declares one, and `dump` hides them unless asked.
+ *
+ * `is_test` is not among them: it changes what `dropout` and `batch_norm`
+ * compute. It is accepted on every op too (see `readAttrs`).
+ *
+ * @example Usage
+ * ```ts
+ * import { PADDLE_BOOKKEEPING_ATTRS } from "./attr_read.ts";
+ * import { assert } from "@std/assert";
+ *
+ * assert(PADDLE_BOOKKEEPING_ATTRS.has("op_callstack"));
+ * assert(!PADDLE_BOOKKEEPING_ATTRS.has("is_test"));
+ * ```
+ */
+export const PADDLE_BOOKKEEPING_ATTRS: ReadonlySet<string> = new Set([
+  "op_role",
+  "op_role_var",
+  "op_namescope",
+  "op_callstack",
+  "op_device",
+  "with_quant_attr",
+  "use_mkldnn",
+  "use_cudnn",
+  "mkldnn_data_type",
+  "use_quantizer",
+]);
+
+/**
+ * Attributes of Paddle's MKLDNN kernels that Paddle saves on ops it also
+ * runs with its reference kernels (elementwise ops carry all five), with
+ * the value that asks for nothing: a layout hint of `""` or `"AnyLayout"`,
+ * a quantization scale of 1. At that value they are accepted on every op and
+ * hidden from dumps, as bookkeeping is; any other value asks for a kernel
+ * Rill does not have, and is an error naming it.
+ *
+ * @param a An attribute as saved.
+ * @returns True for one of these at its neutral value.
+ *
+ * @example Usage
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { AttrType, OpDesc_AttrSchema } from "../../gen/rill/v1/framework_pb.ts";
+ * import { isNeutralKernelHint } from "./attr_read.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const hint = (s: string) =>
+ *   create(OpDesc_AttrSchema, { name: "x_data_format", type: AttrType.STRING, s });
+ * assert(isNeutralKernelHint(hint("")));
+ * assert(!isNeutralKernelHint(hint("NHWC")));
+ * ```
+ */
+export function isNeutralKernelHint(a: OpDesc_Attr): boolean {
+  const neutral = KERNEL_HINTS.get(a.name);
+  if (neutral === undefined) return false;
+  return neutral === "layout"
+    ? a.type === AttrType.STRING && (a.s === "" || a.s === "AnyLayout")
+    : a.type === AttrType.FLOAT && a.f === 1;
+}
+
+const KERNEL_HINTS: ReadonlyMap<string, "layout" | "scale"> = new Map([
+  ["x_data_format", "layout"],
+  ["y_data_format", "layout"],
+  ["Scale_x", "scale"],
+  ["Scale_y", "scale"],
+  ["Scale_out", "scale"],
+]);
+
+/**
+ * Paddle's `is_test`: the inference mode of the ops that have one, saved on
+ * many more by `save_inference_model`. Ops whose schema lacks it ignore it.
+ */
+const IS_TEST = "is_test";
+
+/**
+ * Why an attribute is wrong; `attr` names it, as data.
+ *
+ * @example Usage
+ * ```ts
+ * import { AttrError } from "./attr_read.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const e = new AttrError("axis", "expected INT, got FLOAT");
+ * assertEquals([e.attr, e.message], ["axis", 'attribute "axis": expected INT, got FLOAT']);
+ * ```
+ */
+export class AttrError extends Error {
+  /** The attribute's name. */
+  readonly attr: string;
+
+  /**
+   * Makes the error.
+   *
+   * @param attr The attribute's name.
+   * @param detail What is wrong with it.
+   */
+  constructor(attr: string, detail: string) {
+    super(`attribute "${attr}": ${detail}`);
+    this.name = "AttrError";
+    this.attr = attr;
+  }
+}
+
+/**
+ * Reads every attribute of the schema from `attrs`, applying defaults.
+ * Throws an `AttrError` for a wrong type, a missing required attribute, a
+ * duplicate or an unknown attribute. Paddle's bookkeeping attributes and
+ * `is_test` are accepted on every op, whatever their type, and read only
+ * when the schema declares them.
+ *
+ * @param schema The op's attribute schema.
+ * @param attrs The op's `OpDesc.attrs`.
+ * @returns The values by name; absent attributes without default are
+ * `undefined`.
+ *
+ * @example Usage
+ * ```ts
+ * import { create } from "@bufbuild/protobuf";
+ * import { AttrType, OpDesc_AttrSchema } from "../../gen/rill/v1/framework_pb.ts";
+ * import { readAttrs } from "./attr_read.ts";
+ * import { attr } from "./op_def.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const a = create(OpDesc_AttrSchema, { name: "shape", type: AttrType.INTS, ints: [2, 3] });
+ * const values = readAttrs({ shape: attr.longs(), axis: attr.int(-1) }, [a]);
+ * assertEquals(values, { shape: [2n, 3n], axis: -1 });
+ * ```
+ */
+export function readAttrs(
+  schema: AttrSchema,
+  attrs: readonly OpDesc_Attr[],
+): Record<string, unknown> {
+  for (let i = 0; i < attrs.length; i++) {
+    const name = attrs[i].name;
+    if (
+      !(name in schema) && !PADDLE_BOOKKEEPING_ATTRS.has(name) &&
+      name !== IS_TEST && !isNeutralKernelHint(attrs[i])
+    ) {
+      throw new AttrError(
+        name,
+        KERNEL_HINTS.has(name)
+          ? "asks for a Paddle MKLDNN kernel (Rill runs the reference kernels, which take only its neutral value)"
+          : "unknown attribute",
+      );
+    }
+    // An op has a handful of attributes: a scan beats building a map.
+    for (let j = 0; j < i; j++) {
+      if (attrs[j].name === name) throw new AttrError(name, "given twice");
+    }
+  }
+  const values: Record<string, unknown> = {};
+  for (const [name, spec] of entriesOf(schema)) {
+    let a: OpDesc_Attr | undefined;
+    for (let i = 0; i < attrs.length && a === undefined; i++) {
+      if (attrs[i].name === name) a = attrs[i];
+    }
+    if (a === undefined) {
+      if (spec.required) throw new AttrError(name, "required but absent");
+      values[name] = spec.default;
+    } else {
+      values[name] = readOne(name, spec.kind, a);
+    }
+  }
+  return values;
+}
+
+const ENTRIES = new WeakMap<AttrSchema, [string, AttrSpec][]>();
+
+// A schema's entries, listed once: every op of a type reads the same schema.
+function entriesOf(schema: AttrSchema): [string, AttrSpec][] {
+  let entries = ENTRIES.get(schema);
+  if (entries === undefined) {
+    ENTRIES.set(schema, entries = Object.entries(schema));
+  }
+  return entries;
+}
+
+function readOne<K extends AttrKind>(
+  name: string,
+  kind: K,
+  a: OpDesc_Attr,
+): AttrValueOf[K] {
+  const value = valueOf(kind, a);
+  if (value === undefined) {
+    throw new AttrError(
+      name,
+      `expected ${AttrType[ATTR_TYPE_OF_KIND[kind]]}, got ${storedTypeName(a)}`,
+    );
+  }
+  return value as AttrValueOf[K];
+}
+
+/**
+ * The type of a stored attribute as errors name it: `FLOAT`,
+ * `SCALAR(COMPLEX128)`, `VAR "x"`.
+ */
+function storedTypeName(a: OpDesc_Attr): string {
+  const name = AttrType[a.type] ?? String(a.type);
+  switch (a.type) {
+    case AttrType.SCALAR:
+      return a.scalar === undefined
+        ? `${name} with no value`
+        : `${name}(${scalarTypeName(a.scalar)})`;
+    case AttrType.VAR:
+      return `${name} ${JSON.stringify(a.varName)}`;
+    case AttrType.VARS:
+      return `${name} ${JSON.stringify(a.varsName)}`;
+  }
+  return name;
+}
+
+function scalarTypeName(s: Scalar): string {
+  return Scalar_Type[s.type] ?? String(s.type);
+}
+
+// The INT/LONG pairs convert; everything else must match exactly.
+function valueOf(kind: AttrKind, a: OpDesc_Attr): unknown {
+  switch (a.type) {
+    case AttrType.INT:
+      return kind === "int" ? a.i : kind === "long" ? BigInt(a.i) : undefined;
+    case AttrType.LONG:
+      if (kind === "long") return a.l;
+      return kind === "int" ? int32Of(a.l, a.name) : undefined;
+    case AttrType.INTS:
+      if (kind === "ints") return [...a.ints];
+      return kind === "longs" ? a.ints.map(BigInt) : undefined;
+    case AttrType.LONGS:
+      if (kind === "longs") return [...a.longs];
+      return kind === "ints"
+        ? a.longs.map((l) => int32Of(l, a.name))
+        : undefined;
+    case AttrType.FLOAT:
+      return kind === "float" ? a.f : undefined;
+    case AttrType.FLOATS:
+      return kind === "floats" ? [...a.floats] : undefined;
+    case AttrType.STRING:
+      return kind === "string" ? a.s : undefined;
+    case AttrType.STRINGS:
+      return kind === "strings" ? [...a.strings] : undefined;
+    case AttrType.BOOLEAN:
+      return kind === "bool" ? a.b : undefined;
+    case AttrType.BOOLEANS:
+      return kind === "bools" ? [...a.bools] : undefined;
+    case AttrType.BLOCK:
+      return kind === "block" ? a.blockIdx : undefined;
+    case AttrType.BLOCKS:
+      return kind === "blocks" ? [...a.blocksIdx] : undefined;
+    case AttrType.FLOAT64:
+      return kind === "float" ? float32Of(a.float64, a.name) : undefined;
+    case AttrType.FLOAT64S:
+      return kind === "floats"
+        ? a.float64s.map((x) => float32Of(x, a.name))
+        : undefined;
+    case AttrType.SCALAR:
+      return a.scalar === undefined
+        ? undefined
+        : scalarValueOf(kind, a.scalar, a.name);
+    case AttrType.SCALARS:
+      return scalarsValueOf(kind, a.scalars, a.name);
+  }
+  return undefined;
+}
+
+/** The element kind a SCALARS attribute is read as, for each list kind. */
+const ELEMENT_KIND: Partial<Record<AttrKind, AttrKind>> = {
+  ints: "int",
+  longs: "long",
+  floats: "float",
+  bools: "bool",
+};
+
+function scalarsValueOf(
+  kind: AttrKind,
+  scalars: readonly Scalar[],
+  name: string,
+): unknown[] | undefined {
+  const element = ELEMENT_KIND[kind];
+  if (element === undefined) return undefined;
+  const values = scalars.map((s) => scalarValueOf(element, s, name));
+  return values.includes(undefined) ? undefined : values;
+}
+
+// A Scalar converts where its value keeps its meaning: no float becomes an
+// integer, and no number a bool.
+function scalarValueOf(kind: AttrKind, s: Scalar, name: string): unknown {
+  switch (s.type) {
+    case Scalar_Type.BOOLEAN:
+      return kind === "bool" ? s.b : undefined;
+    case Scalar_Type.LONG:
+      if (kind === "long") return s.i;
+      if (kind === "int") return int32Of(s.i, name);
+      return kind === "float" ? Math.fround(Number(s.i)) : undefined;
+    case Scalar_Type.FLOAT64:
+      return kind === "float" ? float32Of(s.r, name) : undefined;
+  }
+  return undefined;
+}
+
+/** A float64 as a FLOAT holds it; a finite value must stay finite. */
+function float32Of(x: number, name: string): number {
+  const f = Math.fround(x);
+  if (Number.isFinite(x) && !Number.isFinite(f)) {
+    throw new AttrError(name, `value ${x} does not fit a FLOAT`);
+  }
+  return f;
+}
+
+function int32Of(l: bigint, name: string): number {
+  if (l < -2147483648n || l > 2147483647n) {
+    throw new AttrError(name, `value ${l} does not fit an INT`);
+  }
+  return Number(l);
+}

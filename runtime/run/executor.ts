@@ -1,0 +1,312 @@
+/**
+ * The executor: validates a program, prepares its blocks, and runs block 0
+ * on the main green thread of a fresh scheduler. The run ends when block 0
+ * ends, whatever other green threads are doing (Go's rule).
+ *
+ * @module
+ */
+import type { OpDesc, ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
+import type { Device } from "../../kernels/device.ts";
+import { readBack } from "../../kernels/device_tensor.ts";
+import type { Tensor } from "../../kernels/tensor.ts";
+import { Scheduler } from "../../scheduler/scheduler.ts";
+import { Panic } from "../../scheduler/panic.ts";
+import { placeProgram } from "../check/placement.ts";
+import type { PoolHandle } from "../pool/worker_pool.ts";
+import { runBlock } from "../exec/block_runner.ts";
+import { ProgramError } from "../core/errors.ts";
+import { bindRunInputs } from "./feed_binding.ts";
+import { PreparedProgram } from "../exec/prepare.ts";
+import { Scope } from "../core/scope.ts";
+import {
+  type ClusterSettings,
+  type RunServices,
+  threadContext,
+} from "../exec/thread_context.ts";
+import { validateProgram } from "../check/validate.ts";
+import { chooseDevice, type DeviceName, withWorkers } from "./device_choice.ts";
+import type { Value } from "../core/value.ts";
+import { varInfoOf } from "../core/var_info.ts";
+
+/** A program and the tensors of its persistable variables. */
+export interface ProgramWithParameters {
+  /** The program. */
+  readonly desc: ProgramDesc;
+  /** Tensors bound to variables before the run (a model's parameters). */
+  readonly parameters?: ReadonlyMap<string, Tensor>;
+}
+
+/** Options of `Executor.run`. */
+export interface RunOptions {
+  /** Tensors to bind to block-0 variables before running. */
+  feeds?: Readonly<Record<string, Tensor>>;
+  /** Block-0 variables whose final values to return. */
+  fetch?: readonly string[];
+  /** A scope from an earlier run of the same program, to run in again. */
+  scope?: Scope;
+  /** The file the program came from, named in errors. */
+  file?: string;
+  /**
+   * Ends the run when aborted: the run rejects with the signal's reason,
+   * and its green threads and timers stop (a loop within one time slice).
+   */
+  signal?: AbortSignal;
+}
+
+/** What a run returns. */
+export interface RunResult {
+  /** The fetched values by name. */
+  fetched: Record<string, Value>;
+  /** Block 0's scope after the run. */
+  scope: Scope;
+  /** The device the run's kernels used, and why (`--explain`). */
+  device: string;
+}
+
+/** Options of `new Executor`. */
+export interface ExecutorOptions {
+  /**
+   * The device tensor kernels run on: a Device, or one by name (`auto`
+   * uses the GPU on a hardware adapter for a program with large float
+   * tensors; see runtime/run/device_choice.ts). A run with workers keeps its
+   * tensors on the CPU: a GPU that `auto` finds keeps the run on one
+   * worker, and a device named here gives way to `workers` (see
+   * `withWorkers`).
+   *
+   * @default {"cpu"}
+   */
+  device?: Device | DeviceName;
+  /** Seeds `select`'s choices and random ops. @default {1} */
+  seed?: number;
+  /**
+   * Where `kube_get_workers_addrs` and `self_addr` look (`--worker-addrs`,
+   * `--listen`); by default RILL_WORKERS and the pod's environment.
+   */
+  cluster?: ClusterSettings;
+  /** Where `print` writes a line. @default {a line to stdout} */
+  print?: (line: string) => void;
+  /**
+   * How many workers a run may use: the main thread plus `workers - 1` Web
+   * Workers, started only when the program has a `go` or `parallel_for`
+   * block that may move (see `dump`). 1 keeps everything on the main
+   * thread.
+   *
+   * @default {1}
+   */
+  workers?: number;
+  /**
+   * Called with the run's worker pool when one starts: a hook for tests
+   * (`kill(index)` fails the run as if worker `index` had died).
+   *
+   * @default {undefined}
+   */
+  onPool?: (pool: PoolHandle) => void;
+}
+
+/** The most workers a run may have. */
+export const MAX_WORKERS = 256;
+
+const encoder = new TextEncoder();
+
+function printToStdout(line: string): void {
+  const bytes = encoder.encode(line + "\n");
+  let written = 0;
+  while (written < bytes.length) {
+    written += Deno.stdout.writeSync(bytes.subarray(written));
+  }
+}
+
+/**
+ * Runs programs.
+ *
+ * @example Usage
+ * ```ts
+ * import { Executor, Program, fillConstant, print } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const program = new Program();
+ * program.guard(() => print(fillConstant({ shape: [1], dtype: "float32", value: 0.1 })));
+ * const lines: string[] = [];
+ * await new Executor({ print: (l) => lines.push(l) }).run(program);
+ * assertEquals(lines, ["0.1"]);
+ * ```
+ */
+export class Executor {
+  readonly #device: Device | DeviceName;
+  readonly #seed: number;
+  readonly #cluster: ClusterSettings | undefined;
+  readonly #print: (line: string) => void;
+  readonly #workers: number;
+  readonly #onPool: ((pool: PoolHandle) => void) | undefined;
+
+  /**
+   * Makes an executor.
+   *
+   * @param options Device, seed, output, workers.
+   * @throws {RangeError} If `workers` is not an integer in [1, 256].
+   */
+  constructor(options: ExecutorOptions = {}) {
+    this.#device = options.device ?? "cpu";
+    this.#seed = options.seed ?? 1;
+    this.#cluster = options.cluster;
+    this.#print = options.print ?? printToStdout;
+    const workers = options.workers ?? 1;
+    if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+      throw new RangeError(
+        `workers: ${workers} is not an integer from 1 to ${MAX_WORKERS}`,
+      );
+    }
+    this.#workers = workers;
+    this.#onPool = options.onPool;
+  }
+
+  /**
+   * Validates and runs block 0 of `program`. Rejects with a `ProgramError`
+   * for an invalid program (nothing runs), or with a `Panic` or `Deadlock`
+   * raised while running.
+   *
+   * A program loaded from a model directory (`Program.load(dir)`) carries
+   * its parameters: they are bound to their variables before block 0 runs.
+   * A feed binds the variable it names; when a block-0 `feed` op writes
+   * that variable, the op binds it (Fluid's `feed_target_names`). Every
+   * feed must fit its variable's declaration (kind, dtype, rank, declared
+   * dims), and every block-0 `feed` op must have a feed, or nothing runs.
+   * A fetched variable that the run never wrote is a `Panic` at the end of
+   * the run. Fetched tensors come back on the host; other values left in
+   * the scope may still be `DeviceTensor`s on a GPU: `readBack` them before
+   * reading their `data`.
+   *
+   * @param program The program, or a builder `Program` (with parameters).
+   * @param options Feeds, fetches, scope.
+   * @returns The fetched values and block 0's scope.
+   */
+  async run(
+    program: ProgramDesc | ProgramWithParameters,
+    options: RunOptions = {},
+  ): Promise<RunResult> {
+    const desc = "desc" in program ? program.desc : program;
+    validateProgram(desc, { file: options.file });
+    const prepared = new PreparedProgram(desc);
+    const main = prepared.block(0);
+    const scope = options.scope ?? new Scope(main.layout);
+    if (scope.layout.names.join("\0") !== main.layout.names.join("\0")) {
+      throw new ProgramError("run: the scope was made for another program");
+    }
+    for (const name of options.fetch ?? []) {
+      if (main.layout.slotOf(name) === undefined) {
+        throw new ProgramError(
+          `fetch: variable "${name}" is not declared in block 0`,
+          { variable: name },
+        );
+      }
+    }
+    bindRunInputs(desc, scope, {
+      parameters: "parameters" in program ? program.parameters : undefined,
+      feeds: options.feeds,
+      file: options.file,
+    });
+    // No async context per green thread: every op names its thread from its
+    // ThreadContext, and a million parked threads fit in 1 GiB.
+    const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
+    const batch = batchOf(options.feeds);
+    const chosen = typeof this.#device === "string"
+      ? await chooseDevice(this.#device, desc, batch)
+      : { device: this.#device, reason: this.#device.name };
+    // Workers keep their tensors on the CPU: the device may decide.
+    const { pooled, choice } = this.#workers > 1 && wantsPool(desc, batch)
+      ? withWorkers(this.#device, chosen)
+      : { pooled: false, choice: chosen };
+    if (pooled) {
+      // The pool's modules load only for a run that uses them.
+      const { runWithPool } = await import("../pool/run_with_pool.ts");
+      await runWithPool({
+        prepared,
+        scheduler,
+        scope,
+        signal: options.signal,
+        device: choice.device,
+        workers: this.#workers,
+        seed: this.#seed,
+        print: this.#print,
+        cluster: this.#cluster,
+        onPool: this.#onPool,
+      });
+    } else {
+      const services: RunServices = {
+        scheduler,
+        device: choice.device,
+        seed: this.#seed,
+        print: this.#print,
+        cluster: this.#cluster,
+      };
+      await scheduler.run(
+        (thread) => runBlock(main, scope, threadContext(services, thread)),
+        { signal: options.signal },
+      );
+    }
+    const fetched: Record<string, Value> = {};
+    for (const name of options.fetch ?? []) {
+      fetched[name] = scope.get(name);
+      if (fetched[name] === undefined) {
+        throw new Panic(`fetch: variable "${name}" was never written`);
+      }
+    }
+    // Fetched tensors leave the device: their elements come back now.
+    await readBack(Object.values(fetched));
+    return { fetched, scope, device: choice.reason };
+  }
+}
+
+// Whether a pool could help: some go or parallel_for block may move, or a
+// matrix product may be large enough to split (its declared shapes do not
+// rule that out).
+function wantsPool(desc: ProgramDesc, batch: number): boolean {
+  for (const b of placeProgram(desc).blocks.values()) {
+    if (b.movable) return true;
+  }
+  return desc.blocks.some((b) =>
+    b.ops.some((op) =>
+      (op.type === "matmul" || op.type === "mul") &&
+      !(estimatedWork(desc, b.idx, op, batch) < SPLIT_WORK)
+    )
+  );
+}
+
+/** The least work (multiply-adds) a split product may be worth. */
+const SPLIT_WORK = 2 ** 27;
+
+// The batch size a run's feeds fix: their largest leading dim; NaN without
+// feeds. In the programs Paddle saves, a -1 dim is the batch dim that the
+// feeds fix, so it stands in for -1 when estimating work. A wrong guess
+// costs only speed: placement never changes what a program computes.
+function batchOf(feeds: Readonly<Record<string, Tensor>> | undefined): number {
+  const leading = Object.values(feeds ?? {}).map((t) => t.shape[0] ?? 1);
+  return leading.length === 0 ? NaN : Math.max(...leading);
+}
+
+// size(X) times Y's last dim, from the declarations: m·k·n for a plain
+// product, a -1 dim taken as `batch`; NaN when a shape is not known.
+function estimatedWork(
+  desc: ProgramDesc,
+  block: number,
+  op: OpDesc,
+  batch: number,
+): number {
+  const dims = (slot: string) => {
+    const name = op.inputs.find((v) => v.parameter === slot)?.arguments[0];
+    for (let b = block; b >= 0; b = desc.blocks[b].parentIdx) {
+      const v = desc.blocks[b].vars.find((v) => v.name === name);
+      if (v !== undefined) {
+        const info = varInfoOf(v);
+        const shape = info.shape;
+        return shape?.map((d) => d < 0 ? batch : d);
+      }
+      if (b === 0) break;
+    }
+    return undefined;
+  };
+  const x = dims("X");
+  const y = dims("Y");
+  if (x === undefined || y === undefined || y.length === 0) return NaN;
+  return x.reduce((p, d) => p * d, 1) * y[y.length - 1];
+}

@@ -1,0 +1,172 @@
+// The CLI on model directories, as real processes: runs that feed through
+// feed ops and print the fetch targets, dump, --params, and bad input that
+// stops before anything runs (exit 1, one error line) or a fetch of a
+// variable never written (a panic at the end of the run, exit 2).
+
+import { create, toBinary } from "@bufbuild/protobuf";
+import { assertEquals } from "@std/assert";
+import {
+  decodeNpy,
+  encodeNpy,
+  ProgramDescSchema,
+  Tensor,
+  VarDescSchema,
+} from "../../../mod.ts";
+import { tensor } from "../../_helpers/desc_init.ts";
+import {
+  fcProgram,
+  writeFcModel,
+} from "../../_helpers/fluid_inference_model.ts";
+import { mapLimited, ROOT, runRill } from "../../_helpers/rill_process.ts";
+import { withTempDir } from "../../_helpers/with_temp_dir.ts";
+
+const MODELS = "tests/data/paddle_models";
+const MLP = `${MODELS}/recognize_digits_mlp`;
+const GATHER = `${MODELS}/gather_combined`;
+const IMG = `img=${MODELS}/recognize_digits_mlp_input.npy`;
+const GATHER_FEEDS = [
+  "--feed",
+  `input_data=${MODELS}/gather_combined_input_data.npy`,
+  "--feed",
+  `index_data=${MODELS}/gather_combined_index_data.npy`,
+];
+
+Deno.test("the CLI runs model directories and prints their fetch targets when no --fetch is given", async () => {
+  const [mlp, gather] = await mapLimited(
+    [
+      [MLP, "--feed", IMG],
+      [GATHER, ...GATHER_FEEDS],
+    ],
+    2,
+    runRill,
+  );
+  assertEquals([mlp.code, mlp.stderr], [0, ""]);
+  assertEquals(mlp.stdout.split(" ", 1)[0], "fc_2.tmp_2");
+  assertEquals(gather, {
+    code: 0,
+    stdout: "output_data [[3, 3.5, 4, 4.5]]\n",
+    stderr: "",
+  });
+});
+
+Deno.test("the CLI writes a fetch op's variable to a file with --fetch NAME=FILE", async () => {
+  await withTempDir(async (dir) => {
+    const out = `${dir}/probabilities.npy`;
+    const r = await runRill([
+      MLP,
+      "--feed",
+      IMG,
+      "--fetch",
+      `fc_2.tmp_2=${out}`,
+    ]);
+    assertEquals(r, { code: 0, stdout: "", stderr: "" });
+    const got = decodeNpy(await Deno.readFile(out));
+    assertEquals([got.dtype, got.shape], ["float32", [1, 10]]);
+  });
+});
+
+Deno.test("the CLI dumps a model directory", async () => {
+  const r = await runRill(["dump", GATHER]);
+  assertEquals(r.code, 0);
+  assertEquals(
+    r.stdout.split("\n").filter((l) => l.includes(": feed(")),
+    [
+      "  op 0: feed(X=[feed]) -> Out=[index_data] {col=1}",
+      "  op 1: feed(X=[feed]) -> Out=[input_data] {col=0}",
+    ],
+  );
+});
+
+Deno.test("the CLI reads the parameters from --params", async () => {
+  await withTempDir(async (dir) => {
+    await writeFcModel(dir, "pdiparams");
+    await Deno.rename(`${dir}/model.pdiparams`, `${dir}/weights`);
+    const x = `${dir}/x.npy`;
+    await Deno.writeFile(x, encodeNpy(Tensor.fromArray([[1, 1]], "float32")));
+    const args = [dir, "--feed", `x=${x}`];
+    const [without, given] = await mapLimited(
+      [args, [...args, "--params", `${dir}/weights`]],
+      2,
+      runRill,
+    );
+    assertEquals(without.code, 1);
+    assertEquals(
+      without.stderr,
+      `error: ${dir}/b: cannot read parameter "b": no such file\n`,
+    );
+    assertEquals(given, { code: 0, stdout: "y [[5.5, 6, 11]]\n", stderr: "" });
+  });
+});
+
+Deno.test("the CLI refuses bad feeds and parameters with one error line, running nothing", async () => {
+  await withTempDir(async (dir) => {
+    await writeFcModel(dir, "separate");
+    await Deno.writeFile(`${dir}/b`, new Uint8Array([0, 0, 0, 0, 1]));
+    const wide = `${dir}/wide.npy`;
+    await Deno.writeFile(
+      wide,
+      encodeNpy(Tensor.zeros([1, 3, 28, 28], "float32")),
+    );
+    const cases: [string[], string][] = [
+      [
+        [GATHER, GATHER_FEEDS[0], GATHER_FEEDS[1]],
+        `error: ${GATHER}/model.pdmodel: block 0 op 0 (feed): no feed given for "index_data"\n`,
+      ],
+      [
+        [MLP, "--feed", `img=${wide}`],
+        `error: feed: variable "img" is declared float32 [-1, 1, 28, 28], the feed is float32 [1, 3, 28, 28]\n`,
+      ],
+      [
+        [
+          GATHER,
+          GATHER_FEEDS[0],
+          `input_data=${MODELS}/gather_combined_index_data.npy`,
+          "--feed",
+          `index_data=${MODELS}/gather_combined_index_data.npy`,
+        ],
+        `error: feed: variable "input_data" is declared float32 [4, 4], the feed is int32 [1]\n`,
+      ],
+      [
+        [dir, "--feed", `x=${wide}`],
+        `error: ${dir}/b: parameter "b": truncated at byte 4: lod_level needs 8 bytes, 1 remain\n`,
+      ],
+      [
+        [ROOT],
+        `error: ${ROOT}: no __model__ or *.pdmodel file in the model directory\n`,
+      ],
+    ];
+    const results = await mapLimited(cases, 4, ([args]) => runRill(args));
+    results.forEach((r, i) => {
+      assertEquals(
+        r,
+        { code: 1, stdout: "", stderr: cases[i][1] },
+        cases[i][0].join(" "),
+      );
+    });
+  });
+});
+
+Deno.test("the CLI panics at the end of the run on a --fetch of a variable never written", async () => {
+  await withTempDir(async (dir) => {
+    const desc = fcProgram();
+    desc.blocks[0].vars.push(create(VarDescSchema, tensor("unset", [1])));
+    await writeFcModel(dir, "separate");
+    await Deno.writeFile(`${dir}/__model__`, toBinary(ProgramDescSchema, desc));
+    const x = `${dir}/x.npy`;
+    await Deno.writeFile(x, encodeNpy(Tensor.fromArray([[1, 1]], "float32")));
+    const r = await runRill([
+      dir,
+      "--feed",
+      `x=${x}`,
+      "--fetch",
+      "y",
+      "--fetch",
+      "unset",
+    ]);
+    assertEquals(r, {
+      code: 2,
+      stdout: "",
+      stderr: 'panic: fetch: variable "unset" was never written\n',
+    });
+  });
+});
