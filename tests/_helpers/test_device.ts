@@ -9,7 +9,7 @@
  * @module
  */
 import { GpuDevice } from "../../kernels/webgpu/gpu_device.ts";
-import type { DeviceName } from "../../runtime/device_choice.ts";
+import type { DeviceName } from "../../runtime/run/device_choice.ts";
 
 const wanted = (Deno.env.get("RILL_TEST_DEVICE") ?? "cpu") as DeviceName;
 const required = Deno.env.get("RILL_REQUIRE_WEBGPU") === "1";

@@ -35,7 +35,7 @@ import {
   Role,
   RoleBinding,
 } from "npm:kubernetes-models@5.1.0/rbac.authorization.k8s.io/v1";
-import { readProgramFile } from "../../runtime/program_file.ts";
+import { readProgramFile } from "../../runtime/format/program_file.ts";
 import { ROOT, runRill } from "../_helpers/rill_process.ts";
 import { withTempDir } from "../_helpers/with_temp_dir.ts";
 
