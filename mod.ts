@@ -107,7 +107,7 @@ export type {
   ResumeOptions,
   RunServices,
   ThreadContext,
-} from "./runtime/exec/thread_context.ts";
+} from "./runtime/core/thread_context.ts";
 export type { PoolHandle } from "./runtime/pool/worker_pool.ts";
 export { runCli } from "./runtime/cli/cli.ts";
 export type { CliIO, CliResult } from "./runtime/cli/cli.ts";

@@ -17,7 +17,16 @@ import {
 import type { VarInfo } from "../core/op_def.ts";
 import { opVariables } from "./op_variables.ts";
 import { varKindOf } from "../core/var_info.ts";
-import type { OpLocation } from "./placement.ts";
+
+/** Where an op sits: its block and its index there. */
+export interface OpLocation {
+  /** The block holding the op. */
+  readonly block: number;
+  /** The op's index in the block. */
+  readonly index: number;
+  /** The op's type. */
+  readonly type: string;
+}
 
 /** A variable as one block declares it (or binds it: a go's Args). */
 export interface VarEntry {

@@ -14,7 +14,6 @@ import {
   type ProgramDesc,
 } from "../../gen/rill/v1/framework_pb.ts";
 import { opVariables } from "./op_variables.ts";
-import type { Block, Variable } from "../build/program.ts";
 
 /** The outer variables a block tree uses, in first-use order. */
 export interface FreeVariables {
@@ -75,41 +74,4 @@ export function freeVariables(
   };
   visit(program.blocks[idx], new Set());
   return { reads: [...reads], writes: [...writes] };
-}
-
-/** The outer variables a built block uses, as builder variables. */
-export interface OuterVariables {
-  /** Variables read and not declared inside. */
-  readonly reads: Variable[];
-  /** Variables written and not declared inside. */
-  readonly writes: Variable[];
-}
-
-/**
- * The variables of enclosing blocks that `block` (and its sub-blocks) read
- * and write: the `X` and `Out` lists of the op that will run it.
- *
- * @param block A block under construction.
- * @returns The outer variables.
- *
- * @example Usage
- * ```ts
- * import { fillConstant, increment, Program } from "../../mod.ts";
- * import { outerVariables } from "./free_variables.ts";
- * import { assertEquals } from "@std/assert";
- *
- * const p = new Program();
- * const block = p.guard(() => {
- *   const i = fillConstant({ shape: [1], dtype: "int64" });
- *   return p.subBlock(() => increment(i));
- * });
- * assertEquals(outerVariables(block).writes.map((v) => v.name), ["fill_constant.out_0"]);
- * ```
- */
-export function outerVariables(block: Block): OuterVariables {
-  const { reads, writes } = freeVariables(block.program.desc, block.idx);
-  const parent = block.parent!;
-  const find = (names: readonly string[]) =>
-    names.flatMap((n) => parent.findVar(n) ?? []);
-  return { reads: find(reads), writes: find(writes) };
 }

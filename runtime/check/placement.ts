@@ -36,17 +36,14 @@
  * @module
  */
 import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
-import { ProgramIndex, type Spawn, type VarEntry } from "./_program_index.ts";
+import {
+  type OpLocation,
+  ProgramIndex,
+  type Spawn,
+  type VarEntry,
+} from "./_program_index.ts";
 
-/** Where an op sits: its block and its index there. */
-export interface OpLocation {
-  /** The block holding the op. */
-  readonly block: number;
-  /** The op's index in the block. */
-  readonly index: number;
-  /** The op's type. */
-  readonly type: string;
-}
+export type { OpLocation };
 
 /** Why a block must run on its spawner's worker. */
 export interface PinnedBy {

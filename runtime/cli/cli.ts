@@ -19,7 +19,8 @@ import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { dumpProgram } from "../build/dump.ts";
 import { fileErrorReason } from "../core/file_error.ts";
 import { printable, ProgramError } from "../core/errors.ts";
-import { Executor, MAX_WORKERS } from "../run/executor.ts";
+import { Executor } from "../run/executor.ts";
+import { explainPlan, MAX_WORKERS } from "../run/run_plan.ts";
 import { formatValue } from "../ops/print.ts";
 import { fetchTargets } from "../run/feed_binding.ts";
 import { findModelFiles, isDirectory, loadModel } from "../format/model_dir.ts";
@@ -322,12 +323,12 @@ async function runProgram(
     print: (l) => io.stdout(l + "\n"),
     workers,
   });
-  const { fetched, device: used } = await executor.run(model, {
+  const { fetched, plan } = await executor.run(model, {
     file: model.file,
     feeds,
     fetch: fetches.map(([name]) => name),
   });
-  if (values.explain) io.stderr(`device: ${used}\n`);
+  if (values.explain) io.stderr(explainPlan(plan));
   await writeFetches(fetches, fetched, io);
   return { code: 0 };
 }
@@ -335,24 +336,19 @@ async function runProgram(
 // The device, worker count and seed the flags ask for.
 function runSettings(
   values: Flags,
-): { device: DeviceName; workers: number; seed: number } {
+): { device: DeviceName; workers: number | "auto"; seed: number } {
   const device = values.device ?? "auto";
   if (device !== "auto" && device !== "webgpu" && device !== "cpu") {
     throw new ProgramError(
       `--device: "${device}" is not one of auto, webgpu, cpu`,
     );
   }
-  // A run with workers keeps its tensors on the CPU: asking for the GPU by
-  // name keeps the run on one worker, unless --workers says otherwise. A
-  // machine with more cores than a pool may have gets the largest pool.
-  const workers = positiveInt(
-    "--workers",
-    values.workers,
-    device === "webgpu"
-      ? 1
-      : Math.min(navigator.hardwareConcurrency, MAX_WORKERS),
-  );
-  if (workers > MAX_WORKERS) {
+  // Without --workers the run plan decides (planRun: every core, or one
+  // for --device webgpu).
+  const workers = values.workers === undefined
+    ? "auto"
+    : positiveInt("--workers", values.workers, 1);
+  if (workers !== "auto" && workers > MAX_WORKERS) {
     throw new ProgramError(
       `--workers: "${values.workers}" is more than ${MAX_WORKERS}`,
     );

@@ -7,7 +7,7 @@
 import type { AttrSchema, AttrValues } from "./op_def.ts";
 import type { PreparedBlock } from "./prepared_block.ts";
 import type { Scope } from "./scope.ts";
-import type { ThreadContext } from "../exec/thread_context.ts";
+import type { ThreadContext } from "./thread_context.ts";
 import type { VarRef } from "./var_ref.ts";
 
 /**

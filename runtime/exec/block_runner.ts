@@ -20,7 +20,7 @@ import { ENDS_ITSELF } from "../../scheduler/scheduler.ts";
 import { InternalError } from "../core/errors.ts";
 import type { PreparedBlock, PreparedOp } from "../core/prepared_block.ts";
 import type { Scope } from "../core/scope.ts";
-import type { ThreadContext } from "./thread_context.ts";
+import type { ThreadContext } from "../core/thread_context.ts";
 import { kindOfValue } from "../core/value.ts";
 
 /**
@@ -37,6 +37,7 @@ import { kindOfValue } from "../core/value.ts";
  * import { fillConstant, increment, Program } from "../../mod.ts";
  * import { Scope } from "../core/scope.ts";
  * import { PreparedProgram } from "./prepare.ts";
+ * import { OPS } from "../ops/mod.ts";
  * import { runBlock } from "./block_runner.ts";
  * import { threadContext } from "./thread_context.ts";
  * import { Scheduler } from "../../scheduler/scheduler.ts";
@@ -46,7 +47,7 @@ import { kindOfValue } from "../core/value.ts";
  *
  * const program = new Program();
  * const x = program.guard(() => increment(fillConstant({ shape: [1], dtype: "int64", value: 1 })));
- * const block = new PreparedProgram(program.desc).block(0);
+ * const block = new PreparedProgram(program.desc, OPS).block(0);
  * const scope = new Scope(block.layout);
  * const scheduler = new Scheduler({ seed: 1, threadContext: false });
  * const run = { scheduler, device: cpuDevice, seed: 1, print: console.log };
@@ -87,6 +88,7 @@ export function runBlock(
  * import { fillConstant, increment, Program } from "../../mod.ts";
  * import { Scope } from "../core/scope.ts";
  * import { PreparedProgram } from "./prepare.ts";
+ * import { OPS } from "../ops/mod.ts";
  * import { runThreadBlock } from "./block_runner.ts";
  * import { threadContext } from "./thread_context.ts";
  * import { Scheduler } from "../../scheduler/scheduler.ts";
@@ -95,7 +97,7 @@ export function runBlock(
  *
  * const program = new Program();
  * program.guard(() => increment(fillConstant({ shape: [1], dtype: "int64", value: 1 })));
- * const block = new PreparedProgram(program.desc).block(0);
+ * const block = new PreparedProgram(program.desc, OPS).block(0);
  * const scheduler = new Scheduler({ seed: 1, threadContext: false });
  * const run = { scheduler, device: cpuDevice, seed: 1, print: console.log };
  * let ran = 0;
@@ -195,8 +197,6 @@ type FrameEnd = (() => void) | PromiseWithResolvers<void>;
  * A block suspended at an op, and who continues once it ends: the frame
  * whose op ran it as a sub-block, or how its root run ends. Only the block
  * runner and the thread context hold frames.
- *
- * @ignore
  */
 export class BlockFrame {
   /** The op the block waits at. */
@@ -209,6 +209,15 @@ export class BlockFrame {
     readonly scope: Scope,
     public caller: BlockFrame | FrameEnd | undefined,
   ) {}
+}
+
+/**
+ * A thread's context as `threadContext()` makes it: with the innermost
+ * block a resumer operation parked, which only the block runner touches.
+ */
+export interface ParkingContext extends ThreadContext {
+  /** The innermost suspended block, while a resumer operation waits. */
+  parkedFrame: BlockFrame | undefined;
 }
 
 let unwinding: BlockFrame | undefined;
@@ -247,7 +256,9 @@ function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
       (error) => failFrame(ctx, frame, error),
     );
   } else if (inner === undefined) {
-    ctx.parkedFrame = frame; // the op parked on the thread's resumer
+    // The op parked on the thread's resumer. Every context the runner gets
+    // was made by threadContext(), so it has the field.
+    (ctx as ParkingContext).parkedFrame = frame;
   } else {
     inner.caller = frame;
   }
@@ -259,10 +270,8 @@ function suspend(ctx: ThreadContext, frame: BlockFrame, at: number): void {
  *
  * @param ctx The thread's context.
  * @param value What the operation delivered.
- *
- * @ignore
  */
-export function resumeParked(ctx: ThreadContext, value: unknown): void {
+export function resumeParked(ctx: ParkingContext, value: unknown): void {
   resumeFrame(ctx, takeParked(ctx), value);
 }
 
@@ -271,14 +280,12 @@ export function resumeParked(ctx: ThreadContext, value: unknown): void {
  *
  * @param ctx The thread's context.
  * @param error Why the operation failed.
- *
- * @ignore
  */
-export function failParked(ctx: ThreadContext, error: unknown): void {
+export function failParked(ctx: ParkingContext, error: unknown): void {
   failFrame(ctx, takeParked(ctx), error);
 }
 
-function takeParked(ctx: ThreadContext): BlockFrame {
+function takeParked(ctx: ParkingContext): BlockFrame {
   const frame = ctx.parkedFrame;
   if (frame === undefined) {
     throw new InternalError("a resumer operation resumed no parked block");
@@ -375,9 +382,13 @@ function endRoot(ctx: ThreadContext, end: FrameEnd, error: unknown): void {
   thread.scheduler.threadExited(thread, panic);
 }
 
-// What the last runOps that stopped early waits for, and whether the op it
-// stopped at must run again afterwards (its promise reads its inputs back
-// from a device) rather than resume. Read at once by runOps's caller.
+// runOps's second and third results, when it stops early: what the op it
+// stopped at waits for, and whether that op must run again afterwards (its
+// promise reads its inputs back from a device) rather than resume. They are
+// module variables, not a returned object, so that the hot loop returns a
+// bare index and allocates nothing; that is safe because a worker runs one
+// thread at a time and every caller reads both (suspend() does) before
+// any other op runs.
 let suspension: Promise<unknown> | undefined;
 let rerun = false;
 
@@ -455,6 +466,7 @@ function readBackFor(
  * ```ts
  * import { fillConstant, Program, relu } from "../../mod.ts";
  * import { PreparedProgram } from "./prepare.ts";
+ * import { OPS } from "../ops/mod.ts";
  * import { Scope } from "../core/scope.ts";
  * import { locatePanic } from "./block_runner.ts";
  * import { Panic } from "../../scheduler/panic.ts";
@@ -463,7 +475,7 @@ function readBackFor(
  *
  * const p = new Program();
  * p.guard(() => relu(fillConstant({ shape: [2] })));
- * const block = new PreparedProgram(p.desc).block(0);
+ * const block = new PreparedProgram(p.desc, OPS).block(0);
  * await new Scheduler({ seed: 1, threadContext: false }).run((thread) => {
  *   const e = locatePanic(new RangeError("boom"), block.ops[1], new Scope(block.layout), thread);
  *   if (!(e instanceof Panic)) throw new Error("not a panic");

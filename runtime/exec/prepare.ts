@@ -16,7 +16,6 @@ import type {
 import { readAttrs } from "../core/attr_read.ts";
 import { InternalError } from "../core/errors.ts";
 import type { AttrValues, OpDef, VarInfo } from "../core/op_def.ts";
-import { OPS } from "../ops/mod.ts";
 import type { PrepareContext } from "../core/prepare_context.ts";
 import type { PreparedBlock, PreparedOp } from "../core/prepared_block.ts";
 import { BlockLayout } from "../core/scope.ts";
@@ -24,22 +23,26 @@ import { varInfoOf } from "../core/var_info.ts";
 import { VarRef } from "../core/var_ref.ts";
 
 /**
- * A program whose blocks are prepared on first use.
+ * A program whose blocks are prepared on first use, with the op
+ * definitions of a registry (`OPS`, from `runtime/ops/`: the ops use the
+ * block runner, so the runner's stage takes their table as an argument).
  *
  * @example Usage
  * ```ts
  * import { Program } from "../build/program.ts";
+ * import { OPS } from "../ops/mod.ts";
  * import { PreparedProgram } from "./prepare.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const program = new Program();
- * const block = new PreparedProgram(program.desc).block(0);
+ * const block = new PreparedProgram(program.desc, OPS).block(0);
  * assertEquals(block.ops.length, 0);
  * ```
  */
 export class PreparedProgram {
   /** The program. */
   readonly desc: ProgramDesc;
+  readonly #ops: ReadonlyMap<string, OpDef>;
   readonly #blocks: (PreparedBlock | undefined)[] = [];
   readonly #layouts: (BlockLayout | undefined)[] = [];
 
@@ -47,9 +50,11 @@ export class PreparedProgram {
    * Wraps a validated program.
    *
    * @param desc The program.
+   * @param ops The op definitions, by type (validated against).
    */
-  constructor(desc: ProgramDesc) {
+  constructor(desc: ProgramDesc, ops: ReadonlyMap<string, OpDef>) {
     this.desc = desc;
+    this.#ops = ops;
   }
 
   /**
@@ -127,7 +132,7 @@ export class PreparedProgram {
   }
 
   #prepareOp(block: BlockDesc, op: OpDesc, i: number): PreparedOp {
-    const def = OPS.get(op.type);
+    const def = this.#ops.get(op.type);
     if (def === undefined) throw new InternalError(`unknown op "${op.type}"`);
     const location = `block ${block.idx} op ${i} ${op.type}`;
     const refs = (vars: OpDesc_Var[], slot: string): VarRef[] =>

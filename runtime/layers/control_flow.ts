@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { outerVariables } from "../check/free_variables.ts";
+import { outerVariables } from "../build/outer_variables.ts";
 import { defaultProgram, type Variable } from "../build/program.ts";
 import { lessThan, logicalNot } from "./elementwise.ts";
 import { fillConstant, increment } from "./values.ts";

@@ -9,7 +9,7 @@ import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { runSubBlock } from "../exec/block_runner.ts";
 import type { PreparedBlock } from "../core/prepared_block.ts";
 import { Scope } from "../core/scope.ts";
-import type { ThreadContext } from "../exec/thread_context.ts";
+import type { ThreadContext } from "../core/thread_context.ts";
 import type { VarRef } from "../core/var_ref.ts";
 
 function isTrue(cond: VarRef, scope: Scope): boolean {

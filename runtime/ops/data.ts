@@ -21,7 +21,7 @@ import { Tensor } from "../../kernels/tensor.ts";
 import { fileErrorReason } from "../core/file_error.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import type { Scope } from "../core/scope.ts";
-import type { ThreadContext } from "../exec/thread_context.ts";
+import type { ThreadContext } from "../core/thread_context.ts";
 import type { VarRef } from "../core/var_ref.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 import { AttrError } from "../core/attr_read.ts";

@@ -33,7 +33,8 @@ import { runBlock } from "../exec/block_runner.ts";
 import { parseHostPort } from "../cluster/host_port.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { Scope } from "../core/scope.ts";
-import { type RunServices, threadContext } from "../exec/thread_context.ts";
+import type { RunServices } from "../core/thread_context.ts";
+import { threadContext } from "../exec/thread_context.ts";
 import type { VarRef } from "../core/var_ref.ts";
 import {
   loadRpcClient,

@@ -35,7 +35,7 @@ import {
   sniffTensorFile,
   type TensorFileFormat,
 } from "../format/tensor_file.ts";
-import type { ThreadContext } from "../exec/thread_context.ts";
+import type { ThreadContext } from "../core/thread_context.ts";
 import { encodeNpy } from "../../kernels/npy.ts";
 import { readFileBytes, writeFileBytes } from "./_file_bytes.ts";
 

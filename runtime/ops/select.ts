@@ -26,7 +26,7 @@ import {
 } from "../core/op_def.ts";
 import type { PreparedBlock } from "../core/prepared_block.ts";
 import { Scope } from "../core/scope.ts";
-import type { ThreadContext } from "../exec/thread_context.ts";
+import type { ThreadContext } from "../core/thread_context.ts";
 import type { TensorChannel } from "../core/value.ts";
 import type { VarRef } from "../core/var_ref.ts";
 import { checkElementType, statusTensor } from "./channel.ts";

@@ -34,7 +34,8 @@ import { codeOfDType } from "../core/dtype_codes.ts";
 import { freeVariables } from "../check/free_variables.ts";
 import type { PreparedProgram } from "../exec/prepare.ts";
 import { Scope } from "../core/scope.ts";
-import { type RunServices, threadContext } from "../exec/thread_context.ts";
+import type { PoolServices, RunServices } from "../core/thread_context.ts";
+import { threadContext } from "../exec/thread_context.ts";
 import type { TensorArray } from "../core/value.ts";
 import { ParallelGemm } from "./parallel_gemm.ts";
 import { ParallelKernels } from "./parallel_kernels.ts";
@@ -70,7 +71,7 @@ const decoder = new TextDecoder();
 /**
  * This worker's part of a pooled run.
  */
-export class PoolRun {
+export class PoolRun implements PoolServices {
   /** This worker's link to the others. */
   readonly member: PoolMember;
   /** How many workers the run has. */

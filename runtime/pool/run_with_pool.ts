@@ -22,11 +22,8 @@ import {
 import { runBlock } from "../exec/block_runner.ts";
 import type { PreparedProgram } from "../exec/prepare.ts";
 import { Scope } from "../core/scope.ts";
-import {
-  type ClusterSettings,
-  type RunServices,
-  threadContext,
-} from "../exec/thread_context.ts";
+import type { ClusterSettings, RunServices } from "../core/thread_context.ts";
+import { threadContext } from "../exec/thread_context.ts";
 import { TensorArray } from "../core/value.ts";
 import { PoolRun } from "./pool_run.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
@@ -69,6 +66,7 @@ export interface PooledRunOptions {
  * ```ts
  * import { fillConstant, print, Program } from "../../mod.ts";
  * import { PreparedProgram } from "../exec/prepare.ts";
+ * import { OPS } from "../ops/mod.ts";
  * import { Scope } from "../core/scope.ts";
  * import { runWithPool } from "./run_with_pool.ts";
  * import { Scheduler } from "../../scheduler/scheduler.ts";
@@ -77,7 +75,7 @@ export interface PooledRunOptions {
  *
  * const program = new Program();
  * program.guard(() => print(fillConstant({ shape: [1], value: 7 })));
- * const prepared = new PreparedProgram(program.desc);
+ * const prepared = new PreparedProgram(program.desc, OPS);
  * const lines: string[] = [];
  * await runWithPool({
  *   prepared,

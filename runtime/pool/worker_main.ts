@@ -20,7 +20,8 @@ import { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import { threadSnapshot } from "../../scheduler/thread_dump.ts";
 import { compactFromBinary } from "../format/compact_from_binary.ts";
 import { PreparedProgram } from "../exec/prepare.ts";
-import type { RunServices } from "../exec/thread_context.ts";
+import { OPS } from "../ops/mod.ts";
+import type { RunServices } from "../core/thread_context.ts";
 import type { WorkerInit, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
 
@@ -42,7 +43,7 @@ function snapshots() {
 function start(init: WorkerInit): void {
   const heap = new SharedHeap(init.memory);
   const desc = compactFromBinary(ProgramDescSchema, init.program);
-  const prepared = new PreparedProgram(desc);
+  const prepared = new PreparedProgram(desc, OPS);
   const scheduler = new Scheduler({ seed: init.seed, threadContext: false });
   let service: GreenThread | undefined;
   // The worker's own main thread only keeps its scheduler running: it is

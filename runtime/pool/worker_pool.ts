@@ -16,7 +16,7 @@ import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
 import type { ThreadInfo } from "../../scheduler/thread_dump.ts";
 import { formatThreadDump } from "../../scheduler/thread_dump.ts";
-import type { ClusterSettings } from "../exec/thread_context.ts";
+import type { ClusterSettings } from "../core/thread_context.ts";
 
 /** What the main thread sends a worker to start it. */
 export interface WorkerInit {

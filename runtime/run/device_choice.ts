@@ -90,40 +90,6 @@ export async function chooseDevice(
   return { device: gpu, reason: `webgpu (${gpu.gpu.explain}; ${rule(gpu)})` };
 }
 
-/**
- * The device of a run that would use workers, which keep their tensors on
- * the CPU. A GPU that `auto` found is worth more than the workers: the run
- * keeps to one worker. A device named explicitly gives way to the workers
- * asked for: the CPU runs the pool, and the reason says so.
- *
- * @param wanted What was asked for: `auto`, a name, or a Device.
- * @param choice The device chosen for the program.
- * @returns Whether the run uses its workers, and the device it runs on.
- *
- * @example Usage
- * ```ts
- * import { withWorkers } from "./device_choice.ts";
- * import { cpuDevice } from "../../kernels/cpu/device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * const choice = { device: cpuDevice, reason: "cpu (--device cpu)" };
- * assertEquals(withWorkers("cpu", choice), { pooled: true, choice });
- * ```
- */
-export function withWorkers(
-  wanted: Device | DeviceName,
-  choice: DeviceChoice,
-): { pooled: boolean; choice: DeviceChoice } {
-  if (choice.device.name === "cpu") return { pooled: true, choice };
-  if (wanted === "auto") {
-    const reason = `${choice.reason}; on one worker, as a run with ` +
-      "workers keeps its tensors on the CPU";
-    return { pooled: false, choice: { device: choice.device, reason } };
-  }
-  const reason = `cpu (${choice.reason}, but a run with workers uses the CPU)`;
-  return { pooled: true, choice: { device: cpuDevice, reason } };
-}
-
 // Which tensors go to the GPU (design.md §6), as --explain tells it.
 function rule(gpu: WebGpuDevice): string {
   const limit = gpu.gpu.limits.maxStorageBufferBindingSize;

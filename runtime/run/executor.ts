@@ -5,28 +5,25 @@
  *
  * @module
  */
-import type { OpDesc, ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
+import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
 import type { Device } from "../../kernels/device.ts";
 import { readBack } from "../../kernels/device_tensor.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { Scheduler } from "../../scheduler/scheduler.ts";
 import { Panic } from "../../scheduler/panic.ts";
-import { placeProgram } from "../check/placement.ts";
 import type { PoolHandle } from "../pool/worker_pool.ts";
 import { runBlock } from "../exec/block_runner.ts";
 import { ProgramError } from "../core/errors.ts";
 import { bindRunInputs } from "./feed_binding.ts";
 import { PreparedProgram } from "../exec/prepare.ts";
+import { OPS } from "../ops/mod.ts";
 import { Scope } from "../core/scope.ts";
-import {
-  type ClusterSettings,
-  type RunServices,
-  threadContext,
-} from "../exec/thread_context.ts";
+import type { ClusterSettings, RunServices } from "../core/thread_context.ts";
+import { threadContext } from "../exec/thread_context.ts";
 import { validateProgram } from "../check/validate.ts";
-import { chooseDevice, type DeviceName, withWorkers } from "./device_choice.ts";
+import type { DeviceName } from "./device_choice.ts";
+import { MAX_WORKERS, planRun, type RunPlan } from "./run_plan.ts";
 import type { Value } from "../core/value.ts";
-import { varInfoOf } from "../core/var_info.ts";
 
 /** A program and the tensors of its persistable variables. */
 export interface ProgramWithParameters {
@@ -59,8 +56,10 @@ export interface RunResult {
   fetched: Record<string, Value>;
   /** Block 0's scope after the run. */
   scope: Scope;
-  /** The device the run's kernels used, and why (`--explain`). */
+  /** The device the run's kernels used, and why (`plan.deviceReason`). */
   device: string;
+  /** How the run was planned: device, workers, placement (`--explain`). */
+  plan: RunPlan;
 }
 
 /** Options of `new Executor`. */
@@ -68,10 +67,9 @@ export interface ExecutorOptions {
   /**
    * The device tensor kernels run on: a Device, or one by name (`auto`
    * uses the GPU on a hardware adapter for a program with large float
-   * tensors; see runtime/run/device_choice.ts). A run with workers keeps its
-   * tensors on the CPU: a GPU that `auto` finds keeps the run on one
-   * worker, and a device named here gives way to `workers` (see
-   * `withWorkers`).
+   * tensors). How the device and `workers` settle each other is the run
+   * plan's to decide (`planRun`, runtime/run/run_plan.ts); the run returns
+   * it.
    *
    * @default {"cpu"}
    */
@@ -88,12 +86,13 @@ export interface ExecutorOptions {
   /**
    * How many workers a run may use: the main thread plus `workers - 1` Web
    * Workers, started only when the program has a `go` or `parallel_for`
-   * block that may move (see `dump`). 1 keeps everything on the main
-   * thread.
+   * block that may move (see `dump`) or a product large enough to split.
+   * 1 keeps everything on the main thread; `"auto"` asks for every core
+   * (one when `device` is `webgpu`). The run plan decides (`planRun`).
    *
    * @default {1}
    */
-  workers?: number;
+  workers?: number | "auto";
   /**
    * Called with the run's worker pool when one starts: a hook for tests
    * (`kill(index)` fails the run as if worker `index` had died).
@@ -102,9 +101,6 @@ export interface ExecutorOptions {
    */
   onPool?: (pool: PoolHandle) => void;
 }
-
-/** The most workers a run may have. */
-export const MAX_WORKERS = 256;
 
 const encoder = new TextEncoder();
 
@@ -136,7 +132,7 @@ export class Executor {
   readonly #seed: number;
   readonly #cluster: ClusterSettings | undefined;
   readonly #print: (line: string) => void;
-  readonly #workers: number;
+  readonly #workers: number | "auto";
   readonly #onPool: ((pool: PoolHandle) => void) | undefined;
 
   /**
@@ -151,7 +147,10 @@ export class Executor {
     this.#cluster = options.cluster;
     this.#print = options.print ?? printToStdout;
     const workers = options.workers ?? 1;
-    if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+    if (
+      workers !== "auto" &&
+      (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
+    ) {
       throw new RangeError(
         `workers: ${workers} is not an integer from 1 to ${MAX_WORKERS}`,
       );
@@ -186,7 +185,7 @@ export class Executor {
   ): Promise<RunResult> {
     const desc = "desc" in program ? program.desc : program;
     validateProgram(desc, { file: options.file });
-    const prepared = new PreparedProgram(desc);
+    const prepared = new PreparedProgram(desc, OPS);
     const main = prepared.block(0);
     const scope = options.scope ?? new Scope(main.layout);
     if (scope.layout.names.join("\0") !== main.layout.names.join("\0")) {
@@ -208,15 +207,12 @@ export class Executor {
     // No async context per green thread: every op names its thread from its
     // ThreadContext, and a million parked threads fit in 1 GiB.
     const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
-    const batch = batchOf(options.feeds);
-    const chosen = typeof this.#device === "string"
-      ? await chooseDevice(this.#device, desc, batch)
-      : { device: this.#device, reason: this.#device.name };
-    // Workers keep their tensors on the CPU: the device may decide.
-    const { pooled, choice } = this.#workers > 1 && wantsPool(desc, batch)
-      ? withWorkers(this.#device, chosen)
-      : { pooled: false, choice: chosen };
-    if (pooled) {
+    const plan = await planRun(desc, {
+      device: this.#device,
+      workers: this.#workers,
+      feeds: options.feeds,
+    });
+    if (plan.workers > 1) {
       // The pool's modules load only for a run that uses them.
       const { runWithPool } = await import("../pool/run_with_pool.ts");
       await runWithPool({
@@ -224,8 +220,8 @@ export class Executor {
         scheduler,
         scope,
         signal: options.signal,
-        device: choice.device,
-        workers: this.#workers,
+        device: plan.device,
+        workers: plan.workers,
         seed: this.#seed,
         print: this.#print,
         cluster: this.#cluster,
@@ -234,7 +230,7 @@ export class Executor {
     } else {
       const services: RunServices = {
         scheduler,
-        device: choice.device,
+        device: plan.device,
         seed: this.#seed,
         print: this.#print,
         cluster: this.#cluster,
@@ -253,60 +249,6 @@ export class Executor {
     }
     // Fetched tensors leave the device: their elements come back now.
     await readBack(Object.values(fetched));
-    return { fetched, scope, device: choice.reason };
+    return { fetched, scope, device: plan.deviceReason, plan };
   }
-}
-
-// Whether a pool could help: some go or parallel_for block may move, or a
-// matrix product may be large enough to split (its declared shapes do not
-// rule that out).
-function wantsPool(desc: ProgramDesc, batch: number): boolean {
-  for (const b of placeProgram(desc).blocks.values()) {
-    if (b.movable) return true;
-  }
-  return desc.blocks.some((b) =>
-    b.ops.some((op) =>
-      (op.type === "matmul" || op.type === "mul") &&
-      !(estimatedWork(desc, b.idx, op, batch) < SPLIT_WORK)
-    )
-  );
-}
-
-/** The least work (multiply-adds) a split product may be worth. */
-const SPLIT_WORK = 2 ** 27;
-
-// The batch size a run's feeds fix: their largest leading dim; NaN without
-// feeds. In the programs Paddle saves, a -1 dim is the batch dim that the
-// feeds fix, so it stands in for -1 when estimating work. A wrong guess
-// costs only speed: placement never changes what a program computes.
-function batchOf(feeds: Readonly<Record<string, Tensor>> | undefined): number {
-  const leading = Object.values(feeds ?? {}).map((t) => t.shape[0] ?? 1);
-  return leading.length === 0 ? NaN : Math.max(...leading);
-}
-
-// size(X) times Y's last dim, from the declarations: m·k·n for a plain
-// product, a -1 dim taken as `batch`; NaN when a shape is not known.
-function estimatedWork(
-  desc: ProgramDesc,
-  block: number,
-  op: OpDesc,
-  batch: number,
-): number {
-  const dims = (slot: string) => {
-    const name = op.inputs.find((v) => v.parameter === slot)?.arguments[0];
-    for (let b = block; b >= 0; b = desc.blocks[b].parentIdx) {
-      const v = desc.blocks[b].vars.find((v) => v.name === name);
-      if (v !== undefined) {
-        const info = varInfoOf(v);
-        const shape = info.shape;
-        return shape?.map((d) => d < 0 ? batch : d);
-      }
-      if (b === 0) break;
-    }
-    return undefined;
-  };
-  const x = dims("X");
-  const y = dims("Y");
-  if (x === undefined || y === undefined || y.length === 0) return NaN;
-  return x.reduce((p, d) => p * d, 1) * y[y.length - 1];
 }

@@ -582,15 +582,35 @@ Deno.test("a rill process whose main thread waits on another worker stays alive 
   });
 });
 
-Deno.test("--explain says which device ran the program and why", async () => {
-  const cpu = await cli(["examples/mult.pb", "--device", "cpu", "--explain"]);
-  assertEquals([cpu.code, cpu.stderr], [0, "device: cpu (--device cpu)\n"]);
+Deno.test("--explain prints the run's plan: which device and how many workers, and why", async () => {
+  const cpu = await cli([
+    "examples/mult.pb",
+    "--device",
+    "cpu",
+    "--workers",
+    "1",
+    "--explain",
+  ]);
+  assertEquals(
+    [cpu.code, cpu.stderr],
+    [0, "device: cpu (--device cpu)\nworkers: 1 (one asked for)\n"],
+  );
   const auto = await cli(["examples/mult.pb", "--explain"]);
+  const cores = navigator.hardwareConcurrency;
   assertEquals(
     auto.stderr,
-    "device: cpu (auto: no float tensor of 16384 elements or more)\n",
+    "device: cpu (auto: no float tensor of 16384 elements or more)\n" +
+      (cores === 1 ? "workers: 1 (one core)\n" : `workers: 1 of ${cores}: ` +
+        "nothing to spread (no goroutine may move, no large product to split)\n"),
   );
   assertEquals(auto.stdout, cpu.stdout);
+  const pooled = await cli([
+    "examples/goroutine.pb",
+    "--workers",
+    "2",
+    "--explain",
+  ]);
+  assertStringIncludes(pooled.stderr, "\nworkers: 2 (block ");
 });
 
 Deno.test({

@@ -32,7 +32,7 @@ import type {
   PreparedBlock,
   PreparedOp,
 } from "../../../runtime/core/prepared_block.ts";
-import type { ThreadContext } from "../../../runtime/exec/thread_context.ts";
+import type { ThreadContext } from "../../../runtime/core/thread_context.ts";
 import { threadContext } from "../../../runtime/exec/thread_context.ts";
 import { BlockLayout, Scope } from "../../../runtime/core/scope.ts";
 

@@ -8,7 +8,7 @@ import {
   Program,
   selfAddr,
 } from "../../../mod.ts";
-import type { ClusterSettings } from "../../../runtime/exec/thread_context.ts";
+import type { ClusterSettings } from "../../../runtime/core/thread_context.ts";
 import { Panic } from "../../../scheduler/panic.ts";
 
 async function addrsOf(cluster: ClusterSettings): Promise<unknown[]> {

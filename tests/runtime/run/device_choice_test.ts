@@ -23,10 +23,7 @@ import {
 } from "../../../mod.ts";
 import { DeviceTensor } from "../../../kernels/device_tensor.ts";
 import { GpuDevice } from "../../../kernels/webgpu/gpu_device.ts";
-import {
-  chooseDevice,
-  withWorkers,
-} from "../../../runtime/run/device_choice.ts";
+import { chooseDevice } from "../../../runtime/run/device_choice.ts";
 import { ProgramError } from "../../../runtime/core/errors.ts";
 import { gpuTest } from "../../kernels/webgpu/_gpu.ts";
 import { int64 } from "../../_helpers/int64.ts";
@@ -103,38 +100,6 @@ Deno.test({
       webgpu.reason,
       /; float32( and float16)? tensors of 16384 elements to \d+ [MG]iB run there, the rest on the CPU\)$/,
     );
-  },
-});
-
-Deno.test("withWorkers: a run on the CPU uses its workers", async () => {
-  for (const wanted of ["auto", "cpu"] as const) {
-    const choice = await chooseDevice(wanted, smallProgram().desc, NaN);
-    assertEquals(withWorkers(wanted, choice), { pooled: true, choice });
-  }
-});
-
-Deno.test({
-  name:
-    "withWorkers: a GPU that auto found keeps the run on one worker; one named gives way to the workers",
-  ...gpuTest,
-  async fn() {
-    const [program] = layerProgram();
-    const gpu = await chooseDevice("webgpu", program.desc, NaN);
-    // As `auto` would choose on a hardware adapter.
-    const found = withWorkers("auto", gpu);
-    assertEquals([found.pooled, found.choice.device], [false, gpu.device]);
-    assertEquals(
-      found.choice.reason,
-      `${gpu.reason}; on one worker, as a run with workers keeps its tensors on the CPU`,
-    );
-    for (const named of ["webgpu", gpu.device] as const) {
-      const given = withWorkers(named, gpu);
-      assertEquals([given.pooled, given.choice.device.name], [true, "cpu"]);
-      assertEquals(
-        given.choice.reason,
-        `cpu (${gpu.reason}, but a run with workers uses the CPU)`,
-      );
-    }
   },
 });
 

@@ -1,0 +1,133 @@
+/**
+ * What a running op sees besides its scope: the run's services (scheduler,
+ * device, output, randomness, the pool when the run spans workers) and the
+ * green thread it runs on. These are interfaces: the block runner
+ * (`runtime/exec/`) makes the contexts, the pool (`runtime/pool/`) provides
+ * `PoolServices`, and an op depends on neither.
+ *
+ * @module
+ */
+import type { Device } from "../../kernels/device.ts";
+import type { DType } from "../../kernels/dtype.ts";
+import type { Tensor } from "../../kernels/tensor.ts";
+import type { BlockForeverOptions } from "../../scheduler/block_forever.ts";
+import type { ChannelOpOptions } from "../../scheduler/channel.ts";
+import type { GreenThread } from "../../scheduler/green_thread.ts";
+import type { Resumer } from "../../scheduler/resumer.ts";
+import type { Scheduler } from "../../scheduler/scheduler.ts";
+import type { SelectOptions } from "../../scheduler/select.ts";
+import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
+import type { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
+import type { SleepOptions } from "../../scheduler/timer.ts";
+import type { WaitGroupWaitOptions } from "../../scheduler/wait_group.ts";
+import type { Scope } from "./scope.ts";
+import type { TensorArray } from "./value.ts";
+
+/** The services one run of a program shares among its green threads. */
+export interface RunServices {
+  /** The run's scheduler. */
+  readonly scheduler: Scheduler;
+  /** The device tensor kernels run on. */
+  readonly device: Device;
+  /** The run's seed (`--seed`). */
+  readonly seed: number;
+  /** Writes one line of program output (`print`). */
+  print(line: string): void;
+  /** This worker's part of the run, when the run spans workers. */
+  readonly pool?: PoolServices;
+  /** Where the run's cluster ops find workers and this process. */
+  readonly cluster?: ClusterSettings;
+}
+
+/** How a run's cluster ops find the workers and this process. */
+export interface ClusterSettings {
+  /** `--worker-addrs a,b,c`: the workers, ahead of RILL_WORKERS. */
+  readonly workerAddrs?: string;
+  /** `--listen HOST:PORT`: where this process serves. */
+  readonly selfAddr?: string;
+  /** The environment to read (RILL_WORKERS, the pod's); default the process's. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * What ops ask of a run that spans workers: shared channels and arrays,
+ * where a goroutine may go, and starting one on another worker. Channels
+ * and arrays of a pooled run always live in shared memory, so any select
+ * may mix them.
+ */
+export interface PoolServices {
+  /** This worker's link to the others. */
+  readonly member: PoolMember;
+  /** How many workers the run has. */
+  readonly workers: number;
+  /** A new shared channel of tensors (`dtype` undefined: any tensor). */
+  makeChannel(capacity: number, dtype?: DType): SharedChannel<Tensor>;
+  /** A shared channel that delivers `true` once, after `ms`. */
+  after(ms: number): SharedChannel<Tensor>;
+  /** Whether the threads of `block` may run on another worker. */
+  movable(block: number): boolean;
+  /** A new shared tensor array. */
+  newArray(): TensorArray;
+  /** The worker the next movable thread goes to, round the pool. */
+  nextWorker(): number;
+  /**
+   * Starts a thread of `block` on `worker` with copies of what it reads
+   * from `scope`; an `iteration` of a `parallel_for` counts down `group`.
+   */
+  spawn(
+    worker: number,
+    block: number,
+    scope: Scope,
+    parent: GreenThread,
+    iteration?: { group: number; index: number },
+  ): void;
+  /** A shared count of `count` remote iterations to wait for. */
+  newGroup(count: number): number;
+  /** Waits until every iteration of `group` has finished. */
+  waitGroup(group: number, thread: GreenThread): void | Promise<void>;
+}
+
+/**
+ * The options of every scheduler operation an op may park on (send,
+ * receive, select, sleep, a wait group, blocking forever). They name the
+ * thread, so that the scheduler counts it as blocked and draws from its
+ * random stream.
+ */
+export type ParkOptions =
+  & ChannelOpOptions
+  & SelectOptions
+  & SleepOptions
+  & BlockForeverOptions
+  & WaitGroupWaitOptions;
+
+/**
+ * What ops pass to an operation whose result they return straight to the
+ * block runner: the park options, and the thread's context as the resumer
+ * that continues the block.
+ */
+export type ResumeOptions = ParkOptions & { readonly resumer: Resumer };
+
+/**
+ * One green thread's view of the run, as an op's run function gets it. The
+ * block runner records the op a thread is at in `thread.where`, so that a
+ * deadlock dump shows where each thread waits.
+ */
+export interface ThreadContext {
+  /** The run's services. */
+  readonly run: RunServices;
+  /** The green thread running the ops. */
+  readonly thread: GreenThread;
+  /**
+   * What the thread's ops pass to the operations they park on and then
+   * await or chain themselves: it names the thread.
+   */
+  readonly parkAs: ParkOptions;
+  /**
+   * What an op passes to a channel operation or select whose result it
+   * returns straight to the block runner: the thread, and the context as
+   * the resumer. Such an operation returns `PARKED` when it waits.
+   */
+  readonly resumeAs: ResumeOptions;
+  /** The resumer of `resumeAs`. */
+  readonly resumer: Resumer;
+}
