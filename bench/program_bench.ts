@@ -1,5 +1,5 @@
 /**
- * Interpreter costs (design.md §7, issue 3): a scalar op inside an
+ * Interpreter costs (bench/README.md, "Targets", issue 3): a scalar op inside an
  * interpreted `while` loop, and decoding plus validating a 10,000-op
  * program. `deno bench -A bench/program_bench.ts`
  *

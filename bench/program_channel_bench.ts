@@ -1,5 +1,5 @@
 /**
- * A channel op inside an interpreted program (design.md §7: bar ≤ 1 µs,
+ * A channel op inside an interpreted program (bench/README.md, "Targets": bar ≤ 1 µs,
  * goal ≤ 0.3 µs per channel op). `deno bench -A bench/program_channel_bench.ts`
  *
  * - buffered: a goroutine sends N values on a capacity-100 channel in a

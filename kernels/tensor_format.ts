@@ -1,4 +1,4 @@
-// Tensor values as `print` shows them (design.md §5): the shortest text that
+// Tensor values as `print` shows them (docs/architecture.md §5): the shortest text that
 // reads back to the same element in the tensor's own dtype.
 
 import type { DType } from "./dtype.ts";

@@ -337,7 +337,7 @@ export class GpuBufferPool {
       staging.push(stage);
     }
     // This submit also orders any earlier writeBuffer before the maps
-    // (the Deno quirk of design.md §6).
+    // (the Deno quirk of docs/architecture.md §6).
     this.submit([commands.finish()]);
     await this.gpu.watch(
       Promise.all(staging.map((s) => s.mapAsync(GPUMapMode.READ))),

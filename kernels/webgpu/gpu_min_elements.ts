@@ -1,5 +1,5 @@
 /**
- * The size rule of WebGPU placement (design.md §6), in a module of its own
+ * The size rule of WebGPU placement (docs/architecture.md §6), in a module of its own
  * so that choosing a device can read it without loading the WebGPU
  * kernels: a float operand moves to the GPU from this many elements on.
  *

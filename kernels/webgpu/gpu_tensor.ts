@@ -10,7 +10,7 @@
 //   The buffer is at least storageBytes(dtype, size) bytes, a multiple of 4
 //   (a pool size class, never 0), and
 //   nothing writes it after the dispatch that produced it: GPU tensors are
-//   as immutable as CPU ones (design.md §2), so they may be shared freely.
+//   as immutable as CPU ones (docs/architecture.md §2), so they may be shared freely.
 //   release() hands the buffer back to the pool exactly once; any later use
 //   of `buffer` throws. A tensor dropped without release() gives its buffer
 //   back when it is garbage-collected.

@@ -1,5 +1,5 @@
 // How far a WebGPU result may be from the CPU's, per op: the one table the
-// tests read (design.md §6, "Results across devices").
+// tests read (docs/architecture.md §6, "Results across devices").
 //
 // Rules that hold for every op, whatever its entry:
 //   NaN matches only NaN, and ±Infinity only itself: the kernels check

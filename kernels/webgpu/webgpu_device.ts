@@ -1,6 +1,6 @@
 /**
  * The WebGPU device: the CPU's kernel table with WGSL entries where a GPU
- * kernel exists and placement says the GPU (design.md §6).
+ * kernel exists and placement says the GPU (docs/architecture.md §6).
  *
  * Placement, decided per call from the operands alone:
  *   - float operands of one dtype only: float32, and float16 where the GPU

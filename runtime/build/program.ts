@@ -286,7 +286,7 @@ function varTypeOf(
         ? { type: VarType_Type.LOD_TENSOR }
         : { type: VarType_Type.LOD_TENSOR, lodTensor: { tensor } };
     case "channel":
-      // Without a dtype a channel carries any tensor (design.md §2).
+      // Without a dtype a channel carries any tensor (docs/architecture.md §2).
       return {
         type: VarType_Type.CHANNEL,
         channel: {

@@ -1,5 +1,5 @@
 /**
- * Where green threads may run (design.md §6, "M:N"). A JS continuation
+ * Where green threads may run (docs/architecture.md §6, "Placement"). A JS continuation
  * cannot move between Web Workers, so a `go` or `parallel_for` block is
  * placed once, when its thread is spawned: on the spawner's worker
  * (pinned) or on any worker (movable). Moving must never change what the

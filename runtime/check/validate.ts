@@ -1,5 +1,5 @@
 /**
- * Validation before anything runs (design.md §5): every block index and
+ * Validation before anything runs (docs/architecture.md §5): every block index and
  * parent right, every op registered (all unknown op types are named at
  * once, with their counts), every slot known and filled, every
  * variable declared in the op's block or an ancestor and of the kind its

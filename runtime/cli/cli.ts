@@ -1,5 +1,5 @@
 /**
- * The command line (design.md §5): `deno run -A mod.ts <program> [flags]`
+ * The command line (docs/architecture.md §5): `deno run -A mod.ts <program> [flags]`
  * validates and runs a program; `dump <program> [--all-attrs]` prints its
  * readable form; `transpile <program> --out-dir DIR` splits a program into
  * a master and a worker; `worker DIR/worker.pb --listen HOST:PORT` serves

@@ -1,7 +1,7 @@
 /**
  * Reads an op's attributes out of its `OpDesc` by the op's schema. The
  * value is taken from the field the attribute's `type` names; an INT is
- * accepted where a LONG is expected and the reverse (design.md §2).
+ * accepted where a LONG is expected and the reverse (docs/architecture.md §2).
  *
  * Paddle 2.x stores some attributes in types Rill's schemas do not name;
  * they are read where they convert without loss of meaning:

@@ -1,6 +1,6 @@
 /**
  * The mapping between `VarType.Type` numbers in a program and the tensor
- * element types of `kernels/`. The numbers are fixed by design.md §2.
+ * element types of `kernels/`. The numbers are fixed by docs/architecture.md §2.
  *
  * @module
  */

@@ -20,7 +20,7 @@ function localArray(): TensorArray {
 /**
  * The variables a block declares, in order, and what each starts as:
  * a CHANNEL the nil channel, a LOD_TENSOR_ARRAY a new empty array, a RAW an
- * empty list, a tensor nothing (design.md §2).
+ * empty list, a tensor nothing (docs/architecture.md §2).
  *
  * @example Usage
  * ```ts

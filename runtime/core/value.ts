@@ -1,5 +1,5 @@
 /**
- * The values a variable can hold while a program runs (design.md §2):
+ * The values a variable can hold while a program runs (docs/architecture.md §2):
  * an immutable `Tensor`, a shared `Channel` (or `null`, the nil channel), a
  * shared `TensorArray`, or an immutable RAW string list.
  *

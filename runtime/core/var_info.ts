@@ -95,7 +95,7 @@ export function varKindOf(desc: VarDesc): VarInfo["kind"] {
 /**
  * The element type a channel variable's declaration names, or `undefined`
  * for a channel of any tensor: `data_type` LOD_TENSOR (7, as
- * `channel_create` spells "any" in design.md §3), a `data_type` left unset,
+ * `channel_create` spells "any" in docs/architecture.md §3), a `data_type` left unset,
  * or no `ChannelDesc` at all.
  *
  * @param desc A channel variable's declaration.

@@ -24,7 +24,7 @@ export interface MakeChannelOptions {
 /**
  * `channel_create`: a new channel. Without a `dtype` the channel carries any
  * tensor, and both its declaration and the op say so: element type
- * LOD_TENSOR (7), design.md's "any tensor".
+ * LOD_TENSOR (7), "any tensor" (docs/architecture.md §2).
  *
  * @param options Capacity, element type, name.
  * @returns The channel variable.

@@ -1,7 +1,7 @@
 /**
  * Tensor array ops. A tensor array is a shared object: every variable bound
  * to it sees the same items, so `parallel_for` iterations writing `Y[index]`
- * all land in one array (design.md §2).
+ * all land in one array (docs/architecture.md §2).
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Channel ops with Go's semantics (design.md §4): `channel_create`,
+ * Channel ops with Go's semantics (docs/architecture.md §4): `channel_create`,
  * `channel_send`, `channel_recv`, `channel_close`. A channel carries
  * tensors; one made with a `data_type` other than 7 carries only that dtype,
  * and a send of another dtype panics naming both. A closed, drained channel

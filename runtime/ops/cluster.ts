@@ -1,6 +1,6 @@
 /**
  * Cluster ops: where a master finds its workers, and where this process
- * serves (design.md §3). Both read the run's cluster settings
+ * serves (docs/architecture.md §3). Both read the run's cluster settings
  * (`--worker-addrs`, `RILL_WORKERS`, the pod's environment): see
  * runtime/cluster/worker_addrs.ts.
  *

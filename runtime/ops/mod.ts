@@ -50,6 +50,47 @@ export function makeRegistry(
   return registry;
 }
 
+/** A group of ops defined in one file of `runtime/ops/`. */
+export interface OpGroup {
+  /** What the ops are for, as a heading. */
+  readonly title: string;
+  /** Their definitions, in the file's order. */
+  readonly ops: readonly OpDef[];
+}
+
+/**
+ * Every op Rill runs, in groups: the source of `OPS` and of the operator
+ * catalog (`docs/operators.md`, written by `deno task docs`).
+ *
+ * @example Usage
+ * ```ts
+ * import { OP_GROUPS, OPS } from "./mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(OP_GROUPS.flatMap((g) => g.ops).length, OPS.size);
+ * ```
+ */
+export const OP_GROUPS: readonly OpGroup[] = [
+  { title: "Values", ops: VALUE_OPS },
+  {
+    title: "Elementwise arithmetic, comparisons and logic",
+    ops: ELEMENTWISE_OPS,
+  },
+  { title: "Reductions", ops: REDUCE_OPS },
+  { title: "Shapes", ops: SHAPE_OPS },
+  { title: "Tensor arrays", ops: ARRAY_OPS },
+  { title: "Control flow", ops: CONTROL_FLOW_OPS },
+  { title: "Output", ops: PRINT_OPS },
+  { title: "Channels", ops: CHANNEL_OPS },
+  { title: "Goroutines", ops: GO_OPS },
+  { title: "Select", ops: SELECT_OPS },
+  { title: "Timers", ops: TIMER_OPS },
+  { title: "Data", ops: DATA_OPS },
+  { title: "The cluster", ops: CLUSTER_OPS },
+  { title: "Feeds and fetches", ops: FEED_FETCH_OPS },
+  { title: "RPC", ops: RPC_OPS },
+];
+
 /**
  * Every op Rill runs, by type.
  *
@@ -61,20 +102,6 @@ export function makeRegistry(
  * assertEquals(Object.keys(OPS.get("elementwise_add")!.inputs), ["X", "Y"]);
  * ```
  */
-export const OPS: ReadonlyMap<string, OpDef> = makeRegistry([
-  ...VALUE_OPS,
-  ...ELEMENTWISE_OPS,
-  ...REDUCE_OPS,
-  ...SHAPE_OPS,
-  ...ARRAY_OPS,
-  ...CONTROL_FLOW_OPS,
-  ...PRINT_OPS,
-  ...CHANNEL_OPS,
-  ...GO_OPS,
-  ...SELECT_OPS,
-  ...TIMER_OPS,
-  ...DATA_OPS,
-  ...CLUSTER_OPS,
-  ...FEED_FETCH_OPS,
-  ...RPC_OPS,
-]);
+export const OPS: ReadonlyMap<string, OpDef> = makeRegistry(
+  OP_GROUPS.flatMap((group) => group.ops),
+);

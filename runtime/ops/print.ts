@@ -1,5 +1,5 @@
 /**
- * `print`: one line of output per run, `<message> <value>` (design.md §5).
+ * `print`: one line of output per run, `<message> <value>` (docs/architecture.md §5).
  *
  * @module
  */
@@ -9,7 +9,7 @@ import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { TensorArray, type Value } from "../core/value.ts";
 
 /**
- * A value as `print` shows it: tensors per design.md §5, RAW lists as
+ * A value as `print` shows it: tensors per docs/architecture.md §5, RAW lists as
  * `["a", "b"]`, tensor arrays as a list of their tensors, channels as
  * `chan` (or `nil chan`).
  *

@@ -1,5 +1,5 @@
 /**
- * The RPC ops (design.md §3): a worker serves a block with `listen_and_do`;
+ * The RPC ops (docs/architecture.md §3): a worker serves a block with `listen_and_do`;
  * a master calls it with `send` and takes the reply with `recv`.
  *
  * On the wire (proto/rill/v1/rpc.proto) a call goes to the endpoint named

@@ -1,6 +1,6 @@
 /**
  * `select`: one string per case, `"<kind>,<channel>,<value>,<ok>"` with kind
- * `send`, `recv` or `default` (design.md §3); `sub_blocks[i]` runs when
+ * `send`, `recv` or `default` (docs/architecture.md §3); `sub_blocks[i]` runs when
  * case i is chosen. Send values are read once, when the select starts; a
  * receive writes its value and ok variables before its block runs.
  *

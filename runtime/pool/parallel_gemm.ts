@@ -6,7 +6,7 @@
  * worker that helps, each with the WASM SIMD kernel over the same memory.
  *
  * Below about 512³ multiply-adds a hand-off costs more than it saves
- * (design.md §6): those products stay on the calling worker.
+ * (docs/architecture.md §6): those products stay on the calling worker.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * A tensor array in a run's shared heap, so that `parallel_for` iterations
  * on several workers writing `Y[index]` all land in one array
- * (design.md §2). Each slot holds a tensor blob (0: a hole); every access
+ * (docs/architecture.md §2). Each slot holds a tensor blob (0: a hole); every access
  * takes the heap's lock. A large tensor is stored by reference to shared
  * storage (copied there first if it was private), so that reads share it;
  * a small one is copied in and out (tensor_codec.ts).

@@ -9,7 +9,7 @@
  *   a software adapter or none (on llvmpipe the CPU kernels are faster).
  *   Asking for an adapter takes 0.1–0.3 s, so `auto` asks only when the
  *   program declares a float tensor big enough to go to the GPU
- *   (design.md §6's placement) and, on Linux, the machine has a GPU device
+ *   (docs/architecture.md §6's placement) and, on Linux, the machine has a GPU device
  *   node; otherwise it runs on the CPU without asking.
  *
  * @module
@@ -90,7 +90,7 @@ export async function chooseDevice(
   return { device: gpu, reason: `webgpu (${gpu.gpu.explain}; ${rule(gpu)})` };
 }
 
-// Which tensors go to the GPU (design.md §6), as --explain tells it.
+// Which tensors go to the GPU (docs/architecture.md §6), as --explain tells it.
 function rule(gpu: WebGpuDevice): string {
   const limit = gpu.gpu.limits.maxStorageBufferBindingSize;
   return `${gpu.floatDTypes.join(" and ")} tensors of ${GPU_MIN_ELEMENTS} ` +

@@ -1,6 +1,6 @@
 // The worker service: a call sends named tensors to an endpoint of a worker
 // and gets named tensors back; the `send`, `recv` and `listen_and_do` ops
-// (design.md §3) and the `worker` command are built on it.
+// (docs/architecture.md §3) and the `worker` command are built on it.
 //
 // A call is one bidirectional stream. The client sends CallRequest
 // messages and then half-closes. The worker acknowledges the call as soon

@@ -1,5 +1,5 @@
 // placeProgram(): which go and parallel_for blocks may run on another
-// worker (design.md §6), one test per part of the rule, built with the
+// worker (docs/architecture.md §6), one test per part of the rule, built with the
 // builder API; and which channels and tensor arrays must be shared.
 
 import { assert, assertEquals } from "@std/assert";

@@ -132,7 +132,7 @@ const VALUES: Readonly<Record<DType, readonly (number | bigint | boolean)[]>> =
     float64: [0.1, -0, Number.MAX_VALUE, NaN, Infinity, 5e-324],
   };
 
-// VarType.Type numbers, as design.md §2 fixes them.
+// VarType.Type numbers, as docs/architecture.md §2 fixes them.
 const CODES: Readonly<Record<DType, number>> = {
   bool: 0,
   int16: 1,

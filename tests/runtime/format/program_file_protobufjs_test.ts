@@ -1,5 +1,5 @@
 // A program encoded WITHOUT the project's generated code: protobufjs, with a
-// schema written here by reflection from design.md §2's field numbers,
+// schema written here by reflection from docs/architecture.md §2's field numbers,
 // encodes a hand-written program; Rill decodes and runs it and must print
 // exactly what the same program built with the builder prints.
 
@@ -23,7 +23,7 @@ import {
 } from "../../../mod.ts";
 import { buildProgram, runProgram } from "../../_helpers/run_program.ts";
 
-// VarType.Type and AttrType numbers (design.md §2).
+// VarType.Type and AttrType numbers (docs/architecture.md §2).
 const BOOL = 0, INT64 = 3, FP32 = 5, LOD_TENSOR = 7, STEP_SCOPES = 11;
 const INT = 0, FLOAT = 1, STRING = 2, INTS = 3, FLOATS = 4, BLOCK = 8;
 const LONGS = 11;

@@ -87,7 +87,7 @@ testOpCases("ARRAY_OPS", ARRAY_OPS, {
     build: () => arrayLength(twoItems()),
     tensors: [{ dtype: "int64", shape: [1], values: [2n] }],
   }, {
-    // A declared RAW variable starts as the empty list (design.md §2);
+    // A declared RAW variable starts as the empty list (docs/architecture.md §2);
     // tests/runtime/ops/rpc_test.ts counts a list of workers.
     what: "counts a RAW list's strings",
     build: () => {

@@ -1,4 +1,4 @@
-// The channel ops as programs (design.md §3–4): `channel_create`,
+// The channel ops as programs (docs/architecture.md §3–4): `channel_create`,
 // `channel_send`, `channel_recv` and `channel_close` with Go's semantics,
 // after the behaviours Go's test/chan and runtime/chan_test.go check: FIFO
 // order, rendezvous, the closed-channel and nil-channel rules, the panics

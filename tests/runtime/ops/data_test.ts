@@ -1,4 +1,4 @@
-// The data ops as programs (design.md §3): `read` of rows
+// The data ops as programs (docs/architecture.md §3): `read` of rows
 // [Start, Start+Count) of a NumPy `.npy` or CSV file, `save` and `load` of
 // whole tensors; a missing file panics naming its path; pending file I/O is
 // not a deadlock.

@@ -1,4 +1,4 @@
-// The `go` op as programs (design.md §3): a block on a new green thread,
+// The `go` op as programs (docs/architecture.md §3): a block on a new green thread,
 // free variables by reference (a Go closure) and `Args` by value (a Go
 // call's arguments); long chains and many consumers, after Go's
 // test/chan/goroutines.go and runtime/chan_test.go's TestMultiConsumer; a

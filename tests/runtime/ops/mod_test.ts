@@ -44,7 +44,7 @@ Deno.test("OPS holds the ops of every group, each once", () => {
   for (const def of listed) assert(OPS.get(def.type) === def, def.type);
 });
 
-Deno.test("OPS has every op design.md §3 names outside the cluster ops", () => {
+Deno.test("OPS has every op of the contract's operator catalog outside the cluster ops", () => {
   const names = [
     "fill_constant assign_value assign fill_zeros_like cast increment",
     "uniform_random gaussian_random range shape",

@@ -1,4 +1,4 @@
-// The `select` op as programs (design.md §3–4): default only when nothing is
+// The `select` op as programs (docs/architecture.md §3–4): default only when nothing is
 // ready, nil channels never ready, a receive on a closed channel ready, send
 // values read once, a uniformly random and seedable choice (Go's
 // TestSelectFairness), no stale waiters (select6), no self-pairing

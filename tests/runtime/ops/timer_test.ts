@@ -1,4 +1,4 @@
-// The timer ops as programs (design.md §3–4): `sleep` parks a green thread
+// The timer ops as programs (docs/architecture.md §3–4): `sleep` parks a green thread
 // and `channel_after` delivers `true` once. A pending timer is not a
 // deadlock; once it has fired, nothing more comes. Sleeps here only make
 // timers pending: no assertion depends on how long anything took.

@@ -1,0 +1,25 @@
+import { assertEquals, assertStringIncludes } from "@std/assert";
+import {
+  CATALOG_PATH,
+  formatMarkdown,
+  operatorCatalog,
+} from "../../docs/build.ts";
+import { OP_GROUPS, OPS } from "../../runtime/ops/mod.ts";
+
+Deno.test("docs/operators.md is what `deno task docs` writes from the op table", async () => {
+  const written = await Deno.readTextFile(CATALOG_PATH);
+  assertEquals(written, await formatMarkdown(operatorCatalog(OP_GROUPS)));
+});
+
+Deno.test("operatorCatalog() has a section for every op, with its slots and attribute defaults", () => {
+  const catalog = operatorCatalog(OP_GROUPS);
+  for (const type of OPS.keys()) {
+    assertStringIncludes(catalog, `### \`${type}\`\n`);
+  }
+  assertStringIncludes(
+    catalog,
+    "- inputs: `X` (tensor), `Y` (tensor)\n- outputs: `Out` (tensor)\n" +
+      "- attributes: `axis` (int) = `-1`",
+  );
+  assertStringIncludes(catalog, "`X` (tensor, duplicable)");
+});
