@@ -109,6 +109,18 @@ export type {
   ThreadContext,
 } from "./runtime/core/thread_context.ts";
 export type { PoolHandle } from "./runtime/pool/worker_pool.ts";
+export { explainPlan, planRun } from "./runtime/run/run_plan.ts";
+export type {
+  DeviceAndWorkers,
+  RunPlan,
+  RunRequest,
+} from "./runtime/run/run_plan.ts";
+export type {
+  BlockPlacement,
+  OpLocation,
+  PinnedBy,
+  ProgramPlacement,
+} from "./runtime/check/placement.ts";
 export { runCli } from "./runtime/cli/cli.ts";
 export type { CliIO, CliResult } from "./runtime/cli/cli.ts";
 export { Tensor } from "./kernels/tensor.ts";

@@ -2,26 +2,20 @@
  * What a running op sees besides its scope: the run's services (scheduler,
  * device, output, randomness, the pool when the run spans workers) and the
  * green thread it runs on. These are interfaces: the block runner
- * (`runtime/exec/`) makes the contexts, the pool (`runtime/pool/`) provides
- * `PoolServices`, and an op depends on neither.
+ * (`runtime/exec/`) makes the contexts, and an op depends on neither it nor
+ * the pool (whose services ops reach through `_pool_services.ts`).
  *
  * @module
  */
 import type { Device } from "../../kernels/device.ts";
-import type { DType } from "../../kernels/dtype.ts";
-import type { Tensor } from "../../kernels/tensor.ts";
 import type { BlockForeverOptions } from "../../scheduler/block_forever.ts";
 import type { ChannelOpOptions } from "../../scheduler/channel.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import type { Resumer } from "../../scheduler/resumer.ts";
 import type { Scheduler } from "../../scheduler/scheduler.ts";
 import type { SelectOptions } from "../../scheduler/select.ts";
-import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
-import type { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
 import type { SleepOptions } from "../../scheduler/timer.ts";
 import type { WaitGroupWaitOptions } from "../../scheduler/wait_group.ts";
-import type { Scope } from "./scope.ts";
-import type { TensorArray } from "./value.ts";
 
 /** The services one run of a program shares among its green threads. */
 export interface RunServices {
@@ -33,8 +27,6 @@ export interface RunServices {
   readonly seed: number;
   /** Writes one line of program output (`print`). */
   print(line: string): void;
-  /** This worker's part of the run, when the run spans workers. */
-  readonly pool?: PoolServices;
   /** Where the run's cluster ops find workers and this process. */
   readonly cluster?: ClusterSettings;
 }
@@ -47,44 +39,6 @@ export interface ClusterSettings {
   readonly selfAddr?: string;
   /** The environment to read (RILL_WORKERS, the pod's); default the process's. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-}
-
-/**
- * What ops ask of a run that spans workers: shared channels and arrays,
- * where a goroutine may go, and starting one on another worker. Channels
- * and arrays of a pooled run always live in shared memory, so any select
- * may mix them.
- */
-export interface PoolServices {
-  /** This worker's link to the others. */
-  readonly member: PoolMember;
-  /** How many workers the run has. */
-  readonly workers: number;
-  /** A new shared channel of tensors (`dtype` undefined: any tensor). */
-  makeChannel(capacity: number, dtype?: DType): SharedChannel<Tensor>;
-  /** A shared channel that delivers `true` once, after `ms`. */
-  after(ms: number): SharedChannel<Tensor>;
-  /** Whether the threads of `block` may run on another worker. */
-  movable(block: number): boolean;
-  /** A new shared tensor array. */
-  newArray(): TensorArray;
-  /** The worker the next movable thread goes to, round the pool. */
-  nextWorker(): number;
-  /**
-   * Starts a thread of `block` on `worker` with copies of what it reads
-   * from `scope`; an `iteration` of a `parallel_for` counts down `group`.
-   */
-  spawn(
-    worker: number,
-    block: number,
-    scope: Scope,
-    parent: GreenThread,
-    iteration?: { group: number; index: number },
-  ): void;
-  /** A shared count of `count` remote iterations to wait for. */
-  newGroup(count: number): number;
-  /** Waits until every iteration of `group` has finished. */
-  waitGroup(group: number, thread: GreenThread): void | Promise<void>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import type { Scope } from "../core/scope.ts";
 import { TensorArray } from "../core/value.ts";
 import type { VarRef } from "../core/var_ref.ts";
+import { poolOf } from "../core/_pool_services.ts";
 
 function indexOf(ref: VarRef, scope: Scope): number {
   const t = ref.tensor(scope);
@@ -31,7 +32,7 @@ const createArray = defineOp({
     const size = ctx.optionalInput("Size");
     const out = ctx.output("Out");
     return (scope, thread) => {
-      const array = thread.run.pool?.newArray() ?? new TensorArray();
+      const array = poolOf(thread.run)?.newArray() ?? new TensorArray();
       if (size !== undefined) array.resize(indexOf(size, scope));
       out.write(scope, array);
     };
@@ -105,7 +106,7 @@ const splitToArray = defineOp({
         indexOf(num, scope),
         axis,
       );
-      const array = thread.run.pool?.newArray() ?? new TensorArray();
+      const array = poolOf(thread.run)?.newArray() ?? new TensorArray();
       parts.forEach((p, i) => array.write(i, p));
       out.write(scope, array);
     };

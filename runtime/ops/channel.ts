@@ -28,6 +28,7 @@ import { dtypeOfCode } from "../core/dtype_codes.ts";
 import type { TensorChannel, Value } from "../core/value.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
+import { poolOf } from "../core/_pool_services.ts";
 
 /** `VarType.Type` LOD_TENSOR: a channel of any tensor. */
 const ANY_TENSOR = 7;
@@ -160,7 +161,7 @@ const channelCreate = defineOp({
     return (scope, thread) =>
       out.write(
         scope,
-        thread.run.pool?.makeChannel(capacity, dtype) ??
+        poolOf(thread.run)?.makeChannel(capacity, dtype) ??
           makeTensorChannel(capacity, dtype),
       );
   },

@@ -16,6 +16,7 @@ import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { Scope } from "../core/scope.ts";
 import { threadContext } from "../exec/thread_context.ts";
 import type { VarRef } from "../core/var_ref.ts";
+import { poolOf } from "../core/_pool_services.ts";
 
 const go = defineOp({
   type: "go",
@@ -34,7 +35,7 @@ const go = defineOp({
     // One options object per op, shared by every thread it spawns.
     const goOptions = { createdAt: ctx.location };
     return (scope, thread) => {
-      const pool = thread.run.pool;
+      const pool = poolOf(thread.run);
       if (pool !== undefined && pool.movable(blockIdx)) {
         const worker = pool.nextWorker();
         if (worker !== pool.member.self) {
@@ -104,7 +105,7 @@ const parallelFor = defineOp({
       }
       if (n === 0) return;
       const run = thread.run;
-      const pool = run.pool;
+      const pool = poolOf(run);
       // Iteration i runs on worker (self + i) % workers when the block may
       // move, else here; remote ones count down a shared group.
       const spread = pool !== undefined && pool.movable(blockIdx);

@@ -30,6 +30,7 @@ import type { ThreadContext } from "../core/thread_context.ts";
 import type { TensorChannel } from "../core/value.ts";
 import type { VarRef } from "../core/var_ref.ts";
 import { checkElementType, statusTensor } from "./channel.ts";
+import { poolOf } from "../core/_pool_services.ts";
 
 /** One parsed case string. */
 export interface SelectCaseText {
@@ -158,7 +159,7 @@ const selectOp = defineOp({
     return {
       run(scope, thread) {
         const cases = prepared.map((c) => toCase(c, scope));
-        const pool = thread.run.pool;
+        const pool = poolOf(thread.run);
         const chosen = pool === undefined
           ? select(cases as SelectCase[], thread.resumeAs)
           : selectShared(

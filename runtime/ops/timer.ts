@@ -10,6 +10,7 @@ import { after, sleep } from "../../scheduler/timer.ts";
 import { AttrError } from "../core/attr_read.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { statusTensor } from "./channel.ts";
+import { poolOf } from "../core/_pool_services.ts";
 
 const sleepOp = defineOp({
   type: "sleep",
@@ -44,7 +45,7 @@ const channelAfter = defineOp({
     const out = ctx.output("Out");
     const ms = ctx.attrs.ms;
     return (scope, ctx) => {
-      const pool = ctx.run.pool;
+      const pool = poolOf(ctx.run);
       if (pool !== undefined) return out.write(scope, pool.after(ms));
       out.write(
         scope,

@@ -22,7 +22,8 @@ import {
 import { runBlock } from "../exec/block_runner.ts";
 import type { PreparedProgram } from "../exec/prepare.ts";
 import { Scope } from "../core/scope.ts";
-import type { ClusterSettings, RunServices } from "../core/thread_context.ts";
+import type { PooledRunServices } from "../core/_pool_services.ts";
+import type { ClusterSettings } from "../core/thread_context.ts";
 import { threadContext } from "../exec/thread_context.ts";
 import { TensorArray } from "../core/value.ts";
 import { PoolRun } from "./pool_run.ts";
@@ -98,7 +99,7 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
   createWakeRings(heap, options.workers);
   const member = new PoolMember(heap, 0, scheduler);
   const pool = new PoolRun(member, options.workers, prepared, options.print);
-  const services: RunServices = {
+  const services: PooledRunServices = {
     scheduler,
     device: pool.device(options.device),
     seed: options.seed,

@@ -21,7 +21,7 @@ import { threadSnapshot } from "../../scheduler/thread_dump.ts";
 import { compactFromBinary } from "../format/compact_from_binary.ts";
 import { PreparedProgram } from "../exec/prepare.ts";
 import { OPS } from "../ops/mod.ts";
-import type { RunServices } from "../core/thread_context.ts";
+import type { PooledRunServices } from "../core/_pool_services.ts";
 import type { WorkerInit, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
 
@@ -56,7 +56,7 @@ function start(init: WorkerInit): void {
     serviceThreads: 1,
   });
   const pool = new PoolRun(member, init.workers, prepared, () => {});
-  const services: RunServices = {
+  const services: PooledRunServices = {
     scheduler,
     device: pool.device(cpuDevice),
     seed: init.seed,
