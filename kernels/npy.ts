@@ -5,6 +5,7 @@
 // reads 1.0, 2.0 and 3.0. Data is little-endian; Deno runs only on
 // little-endian hosts, so a typed array's bytes are the file's bytes.
 
+import { readHeaderDict } from "./_npy_header.ts";
 import { allocate } from "./allocate.ts";
 import { formatShape, shapeSize } from "./_shape.ts";
 import { type DType, itemSize } from "./dtype.ts";
@@ -12,6 +13,8 @@ import { Tensor } from "./tensor.ts";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // "\x93NUMPY"
 const ALIGN = 64;
+// The longest header NumPy reads by default (`max_header_size`).
+const MAX_HEADER = 10000;
 
 const DESCR: Readonly<Record<DType, string>> = {
   bool: "|b1",
@@ -143,9 +146,11 @@ export function decodeNpyHeader(bytes: Uint8Array): NpyHeader {
   if (bytes.length < 10 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new TypeError("decode npy: not a .npy file (bad magic string)");
   }
-  const major = bytes[6];
-  if (major < 1 || major > 3) {
-    throw new TypeError(`decode npy: unsupported version ${major}`);
+  const [major, minor] = [bytes[6], bytes[7]];
+  if (major < 1 || major > 3 || minor !== 0) {
+    throw new TypeError(
+      `decode npy: unsupported version ${major}.${minor} (NumPy writes 1.0, 2.0 and 3.0)`,
+    );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const prelude = major === 1 ? 10 : 12;
@@ -155,15 +160,23 @@ export function decodeNpyHeader(bytes: Uint8Array): NpyHeader {
   const headerLength = major === 1
     ? view.getUint16(8, true)
     : view.getUint32(8, true);
+  if (headerLength > MAX_HEADER) {
+    // NumPy refuses such a header unless told to trust the file.
+    throw new TypeError(
+      `decode npy: a header of ${headerLength} bytes is longer than NumPy reads (${MAX_HEADER})`,
+    );
+  }
   if (prelude + headerLength > bytes.length) {
     throw new RangeError(
       `decode npy: header of ${headerLength} bytes runs past the end`,
     );
   }
-  const header = new TextDecoder().decode(
-    bytes.subarray(prelude, prelude + headerLength),
-  );
-  return { ...parseHeader(header), dataOffset: prelude + headerLength };
+  const raw = bytes.subarray(prelude, prelude + headerLength);
+  // Versions 1.0 and 2.0 are latin-1, 3.0 UTF-8 (NumPy's encodings).
+  const header = major === 3
+    ? new TextDecoder("utf-8", { fatal: true }).decode(raw)
+    : String.fromCharCode(...raw);
+  return { ...parseHeader(header, major), dataOffset: prelude + headerLength };
 }
 
 /**
@@ -223,16 +236,12 @@ function paddedHeaderLength(prelude: number, dictLength: number): number {
   return Math.ceil((prelude + dictLength + 1) / ALIGN) * ALIGN - prelude;
 }
 
-function parseHeader(header: string): { dtype: DType; shape: number[] } {
-  const descr = /['"]descr['"]\s*:\s*['"]([^'"]*)['"]/.exec(header)?.[1];
-  const fortran = /['"]fortran_order['"]\s*:\s*(True|False)/.exec(header)?.[1];
-  const dims = /['"]shape['"]\s*:\s*\(([^)]*)\)/.exec(header)?.[1];
-  if (descr === undefined || fortran === undefined || dims === undefined) {
-    throw new TypeError(
-      `decode npy: malformed header ${JSON.stringify(header.trim())}`,
-    );
-  }
-  if (fortran === "True") {
+function parseHeader(
+  header: string,
+  major: number,
+): { dtype: DType; shape: number[] } {
+  const { descr, fortranOrder, shape: dims } = readHeaderDict(header, major);
+  if (fortranOrder) {
     throw new TypeError("decode npy: fortran_order True is not supported");
   }
   const dtype = FROM_DESCR.get(descr.slice(1));
@@ -244,10 +253,15 @@ function parseHeader(header: string): { dtype: DType; shape: number[] } {
   if (dtype === undefined || !"<|=>".includes(descr[0])) {
     throw new TypeError(`decode npy: unsupported dtype "${descr}"`);
   }
-  const shape = dims.split(",").map((d) => d.trim()).filter((d) => d !== "")
-    .map(Number);
-  if (!shape.every((d) => Number.isInteger(d) && d >= 0)) {
-    throw new TypeError(`decode npy: malformed shape "(${dims})"`);
-  }
+  const shape = dims.map((d) => {
+    if (d < 0n || d > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new TypeError(
+        `decode npy: dimension ${d} of shape (${dims.join(", ")}) is ${
+          d < 0n ? "negative" : "too large"
+        }`,
+      );
+    }
+    return Number(d);
+  });
   return { dtype, shape };
 }

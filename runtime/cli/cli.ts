@@ -27,6 +27,7 @@ import { findModelFiles, isDirectory, loadModel } from "../format/model_dir.ts";
 import { readProgramFile } from "../format/program_file.ts";
 import type { Value } from "../core/value.ts";
 import { varKindOf } from "../core/var_info.ts";
+import { typeName } from "../core/dtype_codes.ts";
 import {
   transpileFiles,
   WORKER_PARAMS_FILE,
@@ -114,6 +115,20 @@ function splitPair(flag: string, text: string): [string, string | undefined] {
   const eq = text.indexOf("=");
   if (eq === 0) throw new ProgramError(`${flag}: "${text}" names no variable`);
   return eq < 0 ? [text, undefined] : [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+// The --feed flags, each name given once: a repeated name would have one
+// flag silently override the other.
+function feedFlags(flags: string[] | undefined): string[] {
+  const seen = new Set<string>();
+  for (const flag of flags ?? []) {
+    const [name] = splitPair("--feed", flag);
+    if (seen.has(name)) {
+      throw new ProgramError(`--feed ${name}: given more than once`);
+    }
+    seen.add(name);
+  }
+  return flags ?? [];
 }
 
 async function readFeed(text: string): Promise<[string, Tensor]> {
@@ -308,10 +323,11 @@ async function runProgram(
 ): Promise<CliResult> {
   const { device, workers, seed } = runSettings(values);
   const feeds = Object.fromEntries(
-    await Promise.all((values.feed ?? []).map(readFeed)),
+    await Promise.all(feedFlags(values.feed).map(readFeed)),
   );
   const model = await loadModel(path, { params: values.params });
   const fetches = fetchList(model.desc, values.fetch);
+  await checkWritable(fetches);
   const workerAddrs = values["worker-addrs"];
   if (workerAddrs !== undefined) {
     parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
@@ -375,14 +391,35 @@ function fetchList(
     if (
       path !== undefined && desc !== undefined && varKindOf(desc) !== "tensor"
     ) {
+      // "other" says nothing: name the declared type (FEED_MINIBATCH, …).
+      const kind = varKindOf(desc);
+      const declared = kind === "other" ? typeName(desc.type!.type) : kind;
       throw new ProgramError(
-        `--fetch ${name}: declared ${
-          varKindOf(desc)
-        }, not a tensor to write to "${path}"`,
+        `--fetch ${name}: declared ${declared}, not a tensor to write to "${path}"`,
       );
     }
   }
   return fetches;
+}
+
+// Every file a fetch writes can be written, checked before anything runs
+// (exit 1 means nothing ran): the file is opened for writing, and removed
+// again when it did not exist before.
+async function checkWritable(
+  fetches: [string, string | undefined][],
+): Promise<void> {
+  for (const [name, path] of fetches) {
+    if (path === undefined) continue;
+    const existed = await Deno.lstat(path).then(() => true, () => false);
+    try {
+      (await Deno.open(path, { write: true, create: true })).close();
+      if (!existed) await Deno.remove(path);
+    } catch (e) {
+      throw new ProgramError(
+        `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
+      );
+    }
+  }
 }
 
 // Prints each fetched value, or writes it to its .npy file. The run checked

@@ -5,7 +5,9 @@
  * program `save_inference_model` writes, the tensor goes to the op's column
  * of the feed list and the op binds it; otherwise the variable is bound
  * directly. Every check happens here, before anything runs: each feed fits
- * its variable's declaration, and each block-0 `feed` op has a feed.
+ * its variable's declaration, each block-0 `feed` op has a feed, and every
+ * `feed` and `fetch` op's column is below the number of such ops on its
+ * list (so a list holds no more columns than the program has ops for).
  *
  * @module
  */
@@ -157,6 +159,7 @@ export function bindRunInputs(
   options: BindRunInputsOptions = {},
 ): void {
   const { file } = options;
+  checkColumns(desc, file);
   const feeds = Object.entries(options.feeds ?? {});
   const targets = feedTargets(desc);
   for (const [name, t] of feeds) {
@@ -194,6 +197,39 @@ export function bindRunInputs(
     for (const { list, col } of fedByOp) listOf(scope, list).write(col, t);
   }
 }
+
+// Every feed and fetch op's column is below the number of ops of its type
+// on its list, as in every program Paddle saves (columns 0 to n - 1): the
+// lists are arrays, and a column of 10^8 would make one of 10^8 slots.
+function checkColumns(desc: ProgramDesc, file: string | undefined): void {
+  for (const [type, side, slot] of LIST_SLOTS) {
+    const ops: { block: number; op: number; list?: string; col: number }[] = [];
+    for (const block of desc.blocks) {
+      block.ops.forEach((op, i) => {
+        if (op.type !== type) return;
+        const list = argument(op[side], slot);
+        ops.push({ block: block.idx, op: i, list, col: columnOf(op.attrs) });
+      });
+    }
+    const count = new Map<string | undefined, number>();
+    for (const { list } of ops) count.set(list, (count.get(list) ?? 0) + 1);
+    for (const { block, op, list, col } of ops) {
+      const n = count.get(list)!;
+      if (col < n) continue;
+      throw new ProgramError(
+        `attribute "col": ${col} is not below the ${n} ${type} ` +
+          `op${n === 1 ? "" : "s"} on "${list}"`,
+        { file, block, op, opType: type },
+      );
+    }
+  }
+}
+
+// Each list op's type, and the side and slot naming its list.
+const LIST_SLOTS = [
+  ["feed", "inputs", "X"],
+  ["fetch", "outputs", "Out"],
+] as const;
 
 // The feed list variable's array, made on first use.
 function listOf(scope: Scope, name: string): TensorArray {

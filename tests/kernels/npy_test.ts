@@ -192,3 +192,42 @@ Deno.test("decodeNpy() rejects a bad magic string, version and short data", () =
   assertThrows(() => decodeNpy(good.subarray(0, good.length - 1)), RangeError);
   assertThrows(() => decodeNpy(good.subarray(0, 20)), RangeError);
 });
+
+Deno.test("decodeNpy() reads the last of two shape keys, as NumPy does", () => {
+  const data = new Uint8Array(28 * 28 * 4);
+  const t = decodeNpy(
+    npyFile(
+      1,
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 392), " +
+        "'shape': (1, 1, 28, 28), }",
+      data,
+    ),
+  );
+  assertEquals(t.shape, [1, 1, 28, 28]);
+});
+
+Deno.test("decodeNpy() refuses minor versions, long headers and dims NumPy refuses, with exact numbers", () => {
+  const good = encodeNpy(Tensor.fromArray([1, 2], "float32"));
+  const minor = good.slice();
+  minor[7] = 9;
+  assertThrows(() => decodeNpy(minor), TypeError, "unsupported version 1.9");
+  const long = npyFile(
+    2,
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }" +
+      " ".repeat(10000),
+    new Uint8Array(4),
+  );
+  assertThrows(() => decodeNpy(long), TypeError, "longer than NumPy reads");
+  const file = (shape: string) =>
+    npyFile(
+      1,
+      `{'descr': '<f4', 'fortran_order': False, 'shape': ${shape}}`,
+      new Uint8Array(4),
+    );
+  assertThrows(
+    () => decodeNpy(file("(123456789012345678901, 2)")),
+    TypeError,
+    "dimension 123456789012345678901 of shape (123456789012345678901, 2) is too large",
+  );
+  assertThrows(() => decodeNpy(file("(-1,)")), TypeError, "is negative");
+});

@@ -4,6 +4,7 @@ import { join } from "@std/path";
 import {
   AttrType,
   ProgramDescSchema,
+  VarType_Type,
 } from "../../../gen/rill/v1/framework_pb.ts";
 import {
   decodeNpy,
@@ -438,6 +439,10 @@ Deno.test("the CLI exits 2 with panic: and its location for a runtime panic", as
 });
 
 /** Runs the CLI in this process. */
+function exists(path: string): Promise<boolean> {
+  return Deno.stat(path).then(() => true, () => false);
+}
+
 async function cli(args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
@@ -521,6 +526,65 @@ Deno.test("runCli() exits 1 when a fetched variable holds no tensor to write", a
       stdout: "a []\n",
       stderr: "",
     });
+  });
+});
+
+Deno.test("runCli() checks every fetch file can be written before anything runs", async () => {
+  await withTempDir(async (dir) => {
+    const pb = join(dir, "doubler.pb");
+    await doubler().save(pb);
+    const missing = join(dir, "no-such-dir", "y.npy");
+    const r = await cli([pb, "--fetch", "y", "--fetch", `y=${missing}`]);
+    assertEquals(r, {
+      code: 1,
+      stdout: "", // nothing ran, nothing was printed
+      stderr: `error: --fetch y: cannot write "${missing}": no such file\n`,
+    });
+    // The file the check made is gone again when the run stops before
+    // writing it (here x, never fed, panics when read).
+    const fresh = join(dir, "fresh.npy");
+    const unfed = await cli([pb, "--fetch", `y=${fresh}`]);
+    assertEquals(unfed.code, 2);
+    assert(!(await exists(fresh)), "the check left its file behind");
+  });
+});
+
+Deno.test("runCli() refuses a --feed name given twice", async () => {
+  await withTempDir(async (dir) => {
+    const x = join(dir, "x.npy");
+    await Deno.writeFile(x, encodeNpy(Tensor.fromArray([1], "float32")));
+    const r = await cli([
+      "examples/mult.pb",
+      "--feed",
+      `x=${x}`,
+      "--feed",
+      `x=${x}`,
+    ]);
+    assertEquals(r, {
+      code: 1,
+      stdout: "",
+      stderr: "error: --feed x: given more than once\n",
+    });
+  });
+});
+
+Deno.test("runCli() names the declared type of a fetched variable that is no tensor", async () => {
+  await withTempDir(async (dir) => {
+    const desc = create(ProgramDescSchema, {
+      blocks: [{
+        idx: 0,
+        parentIdx: -1,
+        vars: [{ name: "feed", type: { type: VarType_Type.FEED_MINIBATCH } }],
+      }],
+    });
+    const pb = join(dir, "feed.pb");
+    await Deno.writeFile(pb, toBinary(ProgramDescSchema, desc));
+    const out = join(dir, "f.npy");
+    const r = await cli([pb, "--fetch", `feed=${out}`]);
+    assertEquals(
+      r.stderr,
+      `error: --fetch feed: declared FEED_MINIBATCH, not a tensor to write to "${out}"\n`,
+    );
   });
 });
 

@@ -5,6 +5,7 @@
 import { create } from "@bufbuild/protobuf";
 import { assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import {
+  AttrType,
   BlockLayout,
   OpDescSchema,
   ProgramDescSchema,
@@ -24,6 +25,10 @@ import { channel, op, tensor } from "../../_helpers/desc_init.ts";
 import { fcProgram, W } from "../../_helpers/fluid_inference_model.ts";
 
 const X = Tensor.fromArray([[1, 2]], "float32");
+
+function col(i: number) {
+  return { name: "col", type: AttrType.INT, i };
+}
 
 function scopeOf(desc = fcProgram()): Scope {
   return new Scope(new BlockLayout(desc.blocks[0]));
@@ -49,13 +54,35 @@ Deno.test("feedTargets() and fetchTargets() name the variables the feed and fetc
 
 Deno.test("bindRunInputs() puts a feed of a feed op's variable in the feed list at its column", () => {
   const desc = fcProgram();
-  desc.blocks[0].ops[0].attrs[0].i = 2;
+  // A second feed op on the list, taking column 0; x's op takes column 1.
+  desc.blocks[0].vars.push(create(VarDescSchema, tensor("z", [1])));
+  desc.blocks[0].ops[0].attrs[0].i = 1;
+  desc.blocks[0].ops.unshift(
+    create(OpDescSchema, op("feed", { X: ["feed"] }, { Out: ["z"] }, [col(0)])),
+  );
   const scope = scopeOf(desc);
-  bindRunInputs(desc, scope, { feeds: { x: X } });
+  const z = Tensor.fromArray([3], "float32");
+  bindRunInputs(desc, scope, { feeds: { x: X, z } });
   const list = scope.get("feed") as TensorArray;
   assertInstanceOf(list, TensorArray);
-  assertEquals(list.snapshot(), [undefined, undefined, X]);
+  assertEquals(list.snapshot(), [z, X]);
   assertEquals(scope.get("x"), undefined); // the feed op binds it
+});
+
+Deno.test("bindRunInputs() refuses a feed or fetch column beyond the ops on its list, before making the list", () => {
+  for (const [index, type] of [[0, "feed"], [3, "fetch"]] as const) {
+    const desc = fcProgram();
+    assertEquals(desc.blocks[0].ops[index].type, type);
+    desc.blocks[0].ops[index].attrs[0].i = 100_000_000;
+    const scope = scopeOf(desc);
+    const e = assertThrows(
+      () => bindRunInputs(desc, scope, { feeds: { x: X } }),
+      ProgramError,
+      `attribute "col": 100000000 is not below the 1 ${type} op on "${type}"`,
+    );
+    assertEquals([e.where.block, e.where.op, e.where.opType], [0, index, type]);
+    assertEquals(scope.get("feed"), undefined);
+  }
 });
 
 Deno.test("bindRunInputs() binds parameters by name", () => {
