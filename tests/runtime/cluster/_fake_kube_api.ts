@@ -68,7 +68,7 @@ export async function withFakeKubeApi(
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "rill_kube_test_" });
   try {
-    const tls = await makeTestTls(dir);
+    const tls = await makeTestTls();
     const serviceAccountDir = `${dir}/serviceaccount`;
     await Deno.mkdir(serviceAccountDir);
     await Deno.writeTextFile(`${serviceAccountDir}/token`, FIRST_TOKEN);

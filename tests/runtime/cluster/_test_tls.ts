@@ -1,10 +1,20 @@
 /**
- * Throwaway TLS material for tests, made with `openssl` into a directory
- * the test owns: a CA, a server certificate it signs for `IP:127.0.0.1`,
- * and a second, unrelated CA that must not be trusted in its place.
+ * Throwaway TLS material for tests, made in-process with WebCrypto and
+ * `@peculiar/x509`, so the suite runs no external tool: a CA, a server
+ * certificate it signs for `IP:127.0.0.1`, and a second, unrelated CA that
+ * must not be trusted in its place.
+ *
+ * `@peculiar/x509` resolves its algorithm providers through tsyringe, which
+ * needs a Reflect metadata polyfill installed before it loads: hence the
+ * side-effect import of `reflect-metadata` first. ES modules evaluate their
+ * imports in order, so it runs before `@peculiar/x509`. Both are test-only
+ * imports; nothing under `mod.ts` reaches this file.
  *
  * @module
  */
+
+import "reflect-metadata";
+import * as x509 from "@peculiar/x509";
 
 /** PEM texts of the test's TLS material. */
 export interface TestTls {
@@ -19,75 +29,82 @@ export interface TestTls {
 }
 
 /**
- * Makes the TLS material in `dir` (P-256 keys, valid for one day).
+ * Makes the TLS material: P-256 keys, certificates valid from five minutes
+ * ago for one day.
  *
- * @param dir A directory the caller removes.
  * @returns The PEM texts.
- * @throws {Error} If `openssl` is not on PATH or fails.
  */
-export async function makeTestTls(dir: string): Promise<TestTls> {
-  const ext = `${dir}/server.ext`;
-  await Deno.writeTextFile(
-    ext,
-    [
-      "subjectAltName=IP:127.0.0.1",
-      "basicConstraints=critical,CA:FALSE",
-      "keyUsage=critical,digitalSignature",
-      "extendedKeyUsage=serverAuth",
-    ].join("\n") + "\n",
-  );
-  for (const name of ["ca", "other-ca"]) {
-    await openssl(
-      ["req", "-x509", ...P256, "-keyout", `${dir}/${name}.key`]
-        .concat(["-out", `${dir}/${name}.crt`, "-days", "1"])
-        .concat(["-subj", `/CN=rill test ${name}`])
-        .concat(["-addext", "basicConstraints=critical,CA:TRUE"])
-        .concat(["-addext", "keyUsage=critical,keyCertSign,cRLSign"]),
-    );
-  }
-  await openssl(
-    ["req", ...P256, "-keyout", `${dir}/server.key`]
-      .concat(["-out", `${dir}/server.csr`, "-subj", "/CN=127.0.0.1"]),
-  );
-  await openssl(
-    ["x509", "-req", "-in", `${dir}/server.csr`, "-CA", `${dir}/ca.crt`]
-      .concat(["-CAkey", `${dir}/ca.key`, "-CAcreateserial"])
-      .concat(["-out", `${dir}/server.crt`, "-days", "1", "-extfile", ext]),
-  );
-  const read = (name: string): Promise<string> =>
-    Deno.readTextFile(`${dir}/${name}`);
+export async function makeTestTls(): Promise<TestTls> {
+  const notBefore = new Date(Date.now() - 5 * 60_000);
+  const notAfter = new Date(notBefore.getTime() + 24 * 60 * 60_000);
+  const validity = { notBefore, notAfter };
+  const ca = await makeCa("rill test ca", validity);
+  const otherCa = await makeCa("rill test other-ca", validity);
+
+  const keys = await newKeys();
+  const cert = await x509.X509CertificateGenerator.create({
+    ...validity,
+    subject: "CN=127.0.0.1",
+    issuer: ca.cert.subjectName,
+    publicKey: keys.publicKey,
+    signingKey: ca.keys.privateKey,
+    signingAlgorithm: SIGNING,
+    extensions: [
+      new x509.SubjectAlternativeNameExtension([
+        { type: "ip", value: "127.0.0.1" },
+      ]),
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      await x509.AuthorityKeyIdentifierExtension.create(ca.keys.publicKey),
+    ],
+  });
+  const pkcs8 = await crypto.subtle.exportKey("pkcs8", keys.privateKey);
   return {
-    caPem: await read("ca.crt"),
-    otherCaPem: await read("other-ca.crt"),
-    certPem: await read("server.crt"),
-    keyPem: await read("server.key"),
+    caPem: ca.cert.toString("pem"),
+    otherCaPem: otherCa.cert.toString("pem"),
+    certPem: cert.toString("pem"),
+    keyPem: x509.PemConverter.encode(pkcs8, "PRIVATE KEY"),
   };
 }
 
-const P256 = [
-  "-newkey",
-  "ec",
-  "-pkeyopt",
-  "ec_paramgen_curve:P-256",
-  "-nodes",
-];
+const SIGNING: EcdsaParams = { name: "ECDSA", hash: "SHA-256" };
 
-async function openssl(args: string[]): Promise<void> {
-  let output: Deno.CommandOutput;
-  try {
-    output = await new Deno.Command("openssl", { args, stdin: "null" })
-      .output();
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new Error(
-        "the Kubernetes discovery tests need openssl on PATH to make a " +
-          "throwaway CA and server certificate",
-      );
-    }
-    throw e;
-  }
-  if (!output.success) {
-    const stderr = new TextDecoder().decode(output.stderr);
-    throw new Error(`openssl ${args[0]} failed: ${stderr}`);
-  }
+/** When a certificate is valid. */
+interface Validity {
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** A fresh, extractable P-256 key pair (the private key is exported). */
+function newKeys(): Promise<CryptoKeyPair> {
+  return crypto.subtle.generateKey(
+    { name: "ECDSA", namedCurve: "P-256" },
+    true,
+    ["sign", "verify"],
+  );
+}
+
+/** A self-signed CA that may sign certificates and CRLs only. */
+async function makeCa(
+  commonName: string,
+  validity: Validity,
+): Promise<{ cert: x509.X509Certificate; keys: CryptoKeyPair }> {
+  const keys = await newKeys();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    ...validity,
+    name: `CN=${commonName}`,
+    keys,
+    signingAlgorithm: SIGNING,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+        true,
+      ),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { cert, keys };
 }

@@ -21,7 +21,6 @@ import { connectWorker } from "../../../runtime/cluster/worker_client.ts";
 import { WorkerCallError } from "../../../runtime/cluster/worker_call_error.ts";
 import { serveWorker } from "../../../runtime/cluster/worker_server.ts";
 import { within } from "../../_helpers/within.ts";
-import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 import { testHandler } from "./_test_worker.ts";
 import { makeTestTls } from "./_test_tls.ts";
 
@@ -186,34 +185,32 @@ Deno.test("serveWorker() reads its token from RILL_TOKEN", async () => {
 });
 
 Deno.test("serveWorker() serves TLS to a client that trusts its CA, and no one else", async () => {
-  await withTempDir(async (dir) => {
-    const tls = await makeTestTls(dir);
-    await using server = await serveWorker({
-      handler: testHandler,
-      token: "",
-      tls: { cert: tls.certPem, key: tls.keyPem },
-    });
-    assert(server.tls);
-    using trusting = connectWorker(server.addr, {
-      token: "",
-      ca: tls.caPem,
-      timeoutMs: 5_000,
-    });
-    const x = Tensor.fromArray([1.5, 2.5], "float64");
-    assertEquals((await trusting.call("echo", { x })).get("x")?.toNested(), [
-      1.5,
-      2.5,
-    ]);
-    using wrongCa = connectWorker(server.addr, {
-      token: "",
-      ca: tls.otherCaPem,
-      timeoutMs: 3_000,
-    });
-    const e = await failure(() => wrongCa.call("echo", { x }));
-    assert(e.code !== Code.DeadlineExceeded, e.message);
-    using plain = connectWorker(server.addr, { token: "", timeoutMs: 3_000 });
-    await failure(() => plain.health());
+  const tls = await makeTestTls();
+  await using server = await serveWorker({
+    handler: testHandler,
+    token: "",
+    tls: { cert: tls.certPem, key: tls.keyPem },
   });
+  assert(server.tls);
+  using trusting = connectWorker(server.addr, {
+    token: "",
+    ca: tls.caPem,
+    timeoutMs: 5_000,
+  });
+  const x = Tensor.fromArray([1.5, 2.5], "float64");
+  assertEquals((await trusting.call("echo", { x })).get("x")?.toNested(), [
+    1.5,
+    2.5,
+  ]);
+  using wrongCa = connectWorker(server.addr, {
+    token: "",
+    ca: tls.otherCaPem,
+    timeoutMs: 3_000,
+  });
+  const e = await failure(() => wrongCa.call("echo", { x }));
+  assert(e.code !== Code.DeadlineExceeded, e.message);
+  using plain = connectWorker(server.addr, { token: "", timeoutMs: 3_000 });
+  await failure(() => plain.health());
 });
 
 Deno.test("serveWorker() refuses a message over readMaxBytes with resource_exhausted, and carries on", async () => {
