@@ -292,6 +292,13 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
   ): Readonly<Record<string, InferredType | readonly InferredType[]>>;
   /** How the op treats the data input's rows; absent: it mixes them. */
   readonly rows?: RowRule<A>;
+  /**
+   * Whether a run with workers starts a pool for this op: `"product"`, a
+   * matrix product, which splits over the workers when its work (size(X)
+   * times Y's last dim, from the declared shapes) is large enough. Absent:
+   * the op alone never makes a pool worth starting.
+   */
+  readonly poolWorthy?: "product";
   /** Extra static checks of attribute values; throws an `Error` saying what is wrong. */
   check?(attrs: AttrValues<A>, ctx: CheckContext): void;
   /**

@@ -103,6 +103,8 @@ export interface BinaryKernelOpSpec<A extends AttrSchema> {
   ) => InferredType;
   /** How it treats the data input's rows; absent: it mixes them. */
   rows?: RowRule<A>;
+  /** Whether a large one is worth a pool; see `OpDef.poolWorthy`. */
+  poolWorthy?: "product";
 }
 
 /**
@@ -136,6 +138,7 @@ export function binaryKernelOp<const A extends AttrSchema>(
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
     rows: spec.rows,
+    poolWorthy: spec.poolWorthy,
     infer: infer && ((ctx: InferContext<A>) => ({
       Out: infer(ctx.inputs("X")[0], ctx.inputs("Y")[0], ctx.attrs),
     })),

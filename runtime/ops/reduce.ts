@@ -180,6 +180,7 @@ export const REDUCE_OPS: readonly OpDef[] = [
           ? undefined
           : `goes into a mul with x_num_col_dims ${a.x_num_col_dims}, not 1`,
     },
+    poolWorthy: "product",
   }),
   binaryKernelOp({
     type: "matmul",
@@ -200,5 +201,6 @@ export const REDUCE_OPS: readonly OpDef[] = [
       mixesRows: (a) =>
         a.transpose_X ? "goes into a matmul that transposes it" : undefined,
     },
+    poolWorthy: "product",
   }),
 ];

@@ -24,6 +24,7 @@ import {
   threadContext,
 } from "../exec/thread_context.ts";
 import { validateProgram } from "../check/validate.ts";
+import { OPS } from "../ops/mod.ts";
 import { chooseDevice, type DeviceName, withWorkers } from "./device_choice.ts";
 import type { Value } from "../core/value.ts";
 import { varInfoOf } from "../core/var_info.ts";
@@ -258,15 +259,15 @@ export class Executor {
 }
 
 // Whether a pool could help: some go or parallel_for block may move, or a
-// matrix product may be large enough to split (its declared shapes do not
-// rule that out).
+// matrix product (an op whose def is `poolWorthy`) may be large enough to
+// split (its declared shapes do not rule that out).
 function wantsPool(desc: ProgramDesc, batch: number): boolean {
   for (const b of placeProgram(desc).blocks.values()) {
     if (b.movable) return true;
   }
   return desc.blocks.some((b) =>
     b.ops.some((op) =>
-      (op.type === "matmul" || op.type === "mul") &&
+      OPS.get(op.type)?.poolWorthy === "product" &&
       !(estimatedWork(desc, b.idx, op, batch) < SPLIT_WORK)
     )
   );
