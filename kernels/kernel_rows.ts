@@ -21,7 +21,7 @@ export type RowCut = "elements" | "rows";
 /** How calls of kernel `K` may be cut by rows. */
 export interface RowCutRule<K extends keyof Kernels> {
   /** The argument that sizes the call: the kernel's first tensor. */
-  readonly operand: number;
+  readonly operand: 0 | 1;
   /**
    * How this call may be cut, or undefined when it mixes rows.
    *
@@ -31,8 +31,18 @@ export interface RowCutRule<K extends keyof Kernels> {
   cut(...args: Parameters<Kernels[K]>): RowCut | undefined;
 }
 
-/** The rule of each kernel that may be cut by rows. */
-export type RowCutRules = { readonly [K in keyof Kernels]?: RowCutRule<K> };
+/**
+ * The rule of each kernel that may be cut by rows. Only a kernel of at
+ * most four parameters may have one: the pool passes calls on through
+ * four, with no argument list built per call.
+ */
+export type RowCutRules = {
+  readonly [K in keyof Kernels]?: Parameters<Kernels[K]> extends UpToFour
+    ? RowCutRule<K>
+    : never;
+};
+
+type UpToFour = [unknown?, unknown?, unknown?, unknown?];
 
 // A binary kernel (kind, x, y, …) cuts by elements when x and y have one
 // shape, else by dim 0, across which the other operand broadcasts.

@@ -121,21 +121,26 @@ export class ParallelKernels {
   wrap(base: Kernels): Kernels {
     this.#base = base;
     const kernels = { ...base } as unknown as Record<string, AnyKernel>;
+    // Four parameters, the most a kernel with a rule has (RowCutRules'
+    // type allows no more), passed on as they come: no argument list is
+    // built for the common case, a small first operand, which goes straight
+    // to the base kernel.
     for (const [name, rule] of Object.entries(KERNEL_ROWS)) {
       const kernel = base[name as SplitKernel] as AnyKernel;
       const cut = rule.cut as (...args: unknown[]) => RowCut | undefined;
-      // The common case, a small first operand, goes straight to the base
-      // kernel: no shape work.
-      kernels[name] = (...args) => {
-        if ((args[rule.operand] as Tensor).size < MIN_ELEMENTS) {
-          return kernel(...args);
+      const first = rule.operand === 0;
+      kernels[name] = (a, b, c, d) => {
+        if (((first ? a : b) as Tensor).size < MIN_ELEMENTS) {
+          return kernel(a, b, c, d);
         }
-        const how = cut(...args);
-        return how === undefined ? kernel(...args) : this.#call(
+        const how = cut(a, b, c, d);
+        if (how === undefined) return kernel(a, b, c, d);
+        return this.#call(
           name as SplitKernel,
-          args,
+          [a, b, c, d],
           how === "elements",
-        ) ?? kernel(...args);
+        ) ??
+          kernel(a, b, c, d);
       };
     }
     return kernels as unknown as Kernels;
