@@ -15,10 +15,33 @@ import { sameShape } from "./_shape.ts";
 import type { Kernels } from "./device.ts";
 import type { Tensor } from "./tensor.ts";
 
-/** How a call is cut by rows; see {@linkcode RowCutRule}. */
+/**
+ * How a call is cut by rows; see {@linkcode RowCutRule}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RowCut } from "./kernel_rows.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const cut: RowCut = "elements";
+ * assertEquals(cut, "elements");
+ * ```
+ */
 export type RowCut = "elements" | "rows";
 
-/** How calls of kernel `K` may be cut by rows. */
+/**
+ * How calls of kernel `K` may be cut by rows.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RowCutRule } from "./kernel_rows.ts";
+ * import { KERNEL_ROWS } from "./kernel_rows.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const rule: RowCutRule<"cast"> = KERNEL_ROWS.cast!;
+ * assertEquals(rule.operand, 0);
+ * ```
+ */
 export interface RowCutRule<K extends keyof Kernels> {
   /** The argument that sizes the call: the kernel's first tensor. */
   readonly operand: 0 | 1;
@@ -35,6 +58,16 @@ export interface RowCutRule<K extends keyof Kernels> {
  * The rule of each kernel that may be cut by rows. Only a kernel of at
  * most four parameters may have one: the pool passes calls on through
  * four, with no argument list built per call.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RowCutRules } from "./kernel_rows.ts";
+ * import { KERNEL_ROWS } from "./kernel_rows.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const rules: RowCutRules = KERNEL_ROWS;
+ * assertEquals(rules.matmul, undefined); // the pool's gemm splits products
+ * ```
  */
 export type RowCutRules = {
   readonly [K in keyof Kernels]?: Parameters<Kernels[K]> extends UpToFour

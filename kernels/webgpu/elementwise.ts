@@ -87,7 +87,19 @@ const COMPARE: Record<CompareKind, [string, boolean]> = {
  */
 export const CPU_UNARY = ["sin", "cos"] as const satisfies readonly UnaryKind[];
 
-/** A unary kind the GPU runs: every kind not in {@linkcode CPU_UNARY}. */
+/**
+ * A unary kind the GPU runs: every kind not in {@linkcode CPU_UNARY}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { GpuUnaryKind } from "./elementwise.ts";
+ * import { GPU_UNARY } from "./elementwise.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const kind: GpuUnaryKind = "tanh";
+ * assertEquals(GPU_UNARY.includes(kind), true);
+ * ```
+ */
 export type GpuUnaryKind = Exclude<UnaryKind, typeof CPU_UNARY[number]>;
 
 const UNARY: Readonly<Record<GpuUnaryKind, string>> = {
