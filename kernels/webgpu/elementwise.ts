@@ -3,8 +3,9 @@
 //
 // Invariants:
 //   Operands have one dtype (the integration casts first, on the CPU side
-//   of the boundary); the GPU_* tables list what runs here, and a kind or
-//   dtype missing from them runs on the CPU.
+//   of the boundary); a kind runs here for a dtype when it has a WGSL
+//   expression for it (GPU_BINARY and GPU_UNARY list those), and a kind or
+//   dtype without one runs on the CPU.
 //   Broadcasting uses kernels/broadcast.ts's plan (NumPy's rule, Fluid's
 //   axis), with dims coalesced first, so contiguous and scalar cases walk
 //   rank 1 and the general case at most MAX_RANK dims.
@@ -21,7 +22,13 @@
 //   min and every comparison give the CPU's bits (which computes in
 //   float64 and rounds once).
 
-import type { BinaryKind, CompareKind, UnaryKind } from "../device.ts";
+import {
+  BINARY_KINDS,
+  type BinaryKind,
+  type CompareKind,
+  UNARY_KINDS,
+  type UnaryKind,
+} from "../device.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
 import {
@@ -37,60 +44,6 @@ import {
   vec4Plan,
 } from "./_elementwise_vec4.ts";
 
-/**
- * The binary kinds the GPU runs, per dtype; the rest run on the CPU
- * (integer div, mod, floordiv and pow must raise on a zero divisor).
- * float16 pow stays on the CPU too: WGSL bounds log2 only to 2^-21, which a
- * large exponent multiplies, so a power within about 4e-5 of 65520 (where
- * float16 rounds to Infinity) could land on the other side of it
- * (0.82275390625^-56.84375 is 65504 on the CPU, Infinity in f32 on
- * llvmpipe).
- *
- * @example Usage
- * ```ts
- * import { GPU_BINARY } from "./elementwise.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(GPU_BINARY.float32.includes("pow"), true);
- * assertEquals(GPU_BINARY.float16.includes("pow"), false);
- * assertEquals(GPU_BINARY.int32.includes("div"), false);
- * ```
- */
-export const GPU_BINARY: Readonly<
-  Record<"float32" | "float16" | "int32", readonly BinaryKind[]>
-> = {
-  float32: ["add", "sub", "mul", "div", "max", "min", "pow"],
-  float16: ["add", "sub", "mul", "div", "max", "min"],
-  int32: ["add", "sub", "mul", "max", "min"],
-};
-
-/**
- * The unary kinds the GPU runs on float32 and float16 (sin and cos stay on
- * the CPU: WGSL bounds their error only on [-π, π]).
- *
- * @example Usage
- * ```ts
- * import { GPU_UNARY } from "./elementwise.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(GPU_UNARY.includes("sin"), false);
- * ```
- */
-export const GPU_UNARY: readonly UnaryKind[] = [
-  "relu",
-  "sigmoid",
-  "tanh",
-  "exp",
-  "log",
-  "sqrt",
-  "abs",
-  "square",
-  "floor",
-  "ceil",
-  "round",
-  "reciprocal",
-];
-
 const FLOAT_BINARY: Partial<Record<BinaryKind, string>> = {
   add: "a + b",
   sub: "a - b",
@@ -100,6 +53,8 @@ const FLOAT_BINARY: Partial<Record<BinaryKind, string>> = {
   min: "f_min(a, b)",
   pow: "f_pow(a, b)",
 };
+// Integer div, mod, floordiv and pow stay on the CPU: they must raise on a
+// zero divisor.
 const INT_BINARY: Partial<Record<BinaryKind, string>> = {
   add: "a + b",
   sub: "a - b",
@@ -115,7 +70,39 @@ const COMPARE: Record<CompareKind, [string, boolean]> = {
   equal: ["a == b", false],
   not_equal: ["a != b", true],
 };
-const UNARY: Partial<Record<UnaryKind, string>> = {
+
+/**
+ * The unary kinds that run on the CPU only: WGSL bounds the error of sin
+ * and cos only on [-π, π]. Every other kind has a WGSL expression.
+ *
+ * @example Usage
+ * ```ts
+ * import { CPU_UNARY, GPU_UNARY } from "./elementwise.ts";
+ * import { UNARY_KINDS } from "../device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(CPU_UNARY, ["sin", "cos"]);
+ * assertEquals(GPU_UNARY.length + CPU_UNARY.length, UNARY_KINDS.length);
+ * ```
+ */
+export const CPU_UNARY = ["sin", "cos"] as const satisfies readonly UnaryKind[];
+
+/**
+ * A unary kind the GPU runs: every kind not in {@linkcode CPU_UNARY}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { GpuUnaryKind } from "./elementwise.ts";
+ * import { GPU_UNARY } from "./elementwise.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const kind: GpuUnaryKind = "tanh";
+ * assertEquals(GPU_UNARY.includes(kind), true);
+ * ```
+ */
+export type GpuUnaryKind = Exclude<UnaryKind, typeof CPU_UNARY[number]>;
+
+const UNARY: Readonly<Record<GpuUnaryKind, string>> = {
   relu: "f_relu(a)",
   sigmoid: "f_sigmoid(a)",
   tanh: "f_tanh(a)",
@@ -129,6 +116,51 @@ const UNARY: Partial<Record<UnaryKind, string>> = {
   round: "f_round(a)",
   reciprocal: "1.0 / a",
 };
+
+/**
+ * The binary kinds the GPU runs, per dtype: those with a WGSL expression
+ * for the dtype; the rest run on the CPU. float16 pow stays on the CPU
+ * too: WGSL bounds log2 only to 2^-21, which a large exponent multiplies,
+ * so a power within about 4e-5 of 65520 (where float16 rounds to
+ * Infinity) could land on the other side of it (0.82275390625^-56.84375
+ * is 65504 on the CPU, Infinity in f32 on llvmpipe).
+ *
+ * @example Usage
+ * ```ts
+ * import { GPU_BINARY } from "./elementwise.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GPU_BINARY.float32.includes("pow"), true);
+ * assertEquals(GPU_BINARY.float16.includes("pow"), false);
+ * assertEquals(GPU_BINARY.int32.includes("div"), false);
+ * ```
+ */
+export const GPU_BINARY: Readonly<
+  Record<"float32" | "float16" | "int32", readonly BinaryKind[]>
+> = {
+  float32: BINARY_KINDS.filter((kind) => kind in FLOAT_BINARY),
+  float16: BINARY_KINDS.filter((kind) =>
+    kind in FLOAT_BINARY && kind !== "pow"
+  ),
+  int32: BINARY_KINDS.filter((kind) => kind in INT_BINARY),
+};
+
+/**
+ * The unary kinds the GPU runs on float32 and float16: those with a WGSL
+ * expression, every kind but {@linkcode CPU_UNARY}, in `UNARY_KINDS` order.
+ *
+ * @example Usage
+ * ```ts
+ * import { GPU_UNARY } from "./elementwise.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GPU_UNARY.includes("sin"), false);
+ * assertEquals(GPU_UNARY.includes("exp"), true);
+ * ```
+ */
+export const GPU_UNARY: readonly UnaryKind[] = UNARY_KINDS.filter((kind) =>
+  kind in UNARY
+);
 
 /**
  * Elementwise arithmetic with broadcasting, on the GPU.
@@ -264,7 +296,7 @@ export function unary(
   kind: UnaryKind,
   x: GpuTensor,
 ): GpuTensor {
-  const expr = UNARY[kind];
+  const expr = UNARY[kind as GpuUnaryKind] as string | undefined;
   const dtype = x.dtype;
   if (expr === undefined || (dtype !== "float32" && dtype !== "float16")) {
     throw new TypeError(`${kind}: no GPU kernel for dtype "${dtype}"`);

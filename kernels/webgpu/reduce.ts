@@ -21,7 +21,11 @@ import {
   reducedDims,
   shapeSize,
 } from "../_shape.ts";
-import type { ReduceKernelOptions, ReduceKind } from "../device.ts";
+import {
+  REDUCE_KINDS,
+  type ReduceKernelOptions,
+  type ReduceKind,
+} from "../device.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
 import { coalesce } from "./_elementwise_template.ts";
@@ -32,28 +36,12 @@ const WORKGROUP = 64;
 const MAX_RANK = 8;
 const MAX_WORKGROUPS = 65535;
 
-/**
- * The reductions the GPU runs, per dtype (prod stays on the CPU).
- *
- * @example Usage
- * ```ts
- * import { GPU_REDUCE } from "./reduce.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(GPU_REDUCE.float32, ["sum", "mean", "max", "min"]);
- * ```
- */
-export const GPU_REDUCE: Readonly<
-  Record<"float32" | "float16" | "int32", readonly ReduceKind[]>
-> = {
-  float32: ["sum", "mean", "max", "min"],
-  float16: ["sum", "mean", "max", "min"],
-  int32: ["sum", "mean", "max", "min"],
-};
-
 // [initial value, fold step] per kind and the type accumulated in, as WGSL
-// (float16 accumulates in f32).
-const FOLD: Record<"f32" | "i32", Record<string, [string, string]>> = {
+// (float16 accumulates in f32). prod has none: it stays on the CPU.
+const FOLD: Record<
+  "f32" | "i32",
+  Partial<Record<ReduceKind, [string, string]>>
+> = {
   f32: {
     sum: ["0.0", "a + b"],
     mean: ["0.0", "a + b"],
@@ -66,6 +54,26 @@ const FOLD: Record<"f32" | "i32", Record<string, [string, string]>> = {
     max: ["i32(-2147483647 - 1)", "select(b, a, a > b)"],
     min: ["2147483647", "select(b, a, a < b)"],
   },
+};
+
+/**
+ * The reductions the GPU runs, per dtype: those with a fold in WGSL
+ * (prod stays on the CPU).
+ *
+ * @example Usage
+ * ```ts
+ * import { GPU_REDUCE } from "./reduce.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GPU_REDUCE.float32, ["sum", "mean", "max", "min"]);
+ * ```
+ */
+export const GPU_REDUCE: Readonly<
+  Record<"float32" | "float16" | "int32", readonly ReduceKind[]>
+> = {
+  float32: REDUCE_KINDS.filter((kind) => kind in FOLD.f32),
+  float16: REDUCE_KINDS.filter((kind) => kind in FOLD.f32),
+  int32: REDUCE_KINDS.filter((kind) => kind in FOLD.i32),
 };
 
 /**
@@ -145,7 +153,7 @@ export function reduce(
   if (outDims.length > MAX_RANK || redDims.length > MAX_RANK) {
     throw new RangeError(`reduce: ${formatShape(x.shape)} has too many dims`);
   }
-  const [init, step] = FOLD[dtype === "int32" ? "i32" : "f32"][kind];
+  const [init, step] = FOLD[dtype === "int32" ? "i32" : "f32"][kind]!;
   const finish = kind !== "mean"
     ? "v"
     : dtype === "int32"

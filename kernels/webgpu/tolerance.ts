@@ -1,49 +1,16 @@
-// How far a WebGPU result may be from the CPU's, per op: the one table the
-// tests read (docs/architecture.md §6, "Results across devices").
+// How far a WebGPU result may be from the CPU's: the rules every bound
+// shares, and the bounds of the GPU kernel entries (gpu_kernels.ts, where
+// each is argued) by the names the tests give them (docs/architecture.md §6,
+// "Results across devices").
 //
-// Rules that hold for every op, whatever its entry:
+// Rules that hold for every op, whatever its bound:
 //   NaN matches only NaN, and ±Infinity only itself: the kernels check
 //   special values by bit pattern, so a compiler that assumes finite
 //   values cannot change them.
 //   A subnormal float32 may come out as a zero of the same sign or the
 //   reverse (WGSL allows flushing subnormals), never as anything else.
-// Where the bounds come from: WGSL's accuracy table (div 2.5 ULP; exp and
-// exp2 3 + 2·|x| ULP; log absolute 2^-21 on [0.5, 2], else 3 ULP; sqrt as
-// 1/inverseSqrt) and, for sums, the standard bound of a float32 sum of n
-// terms, n·2^-24 · Σ|term| (2^-14 covers n ≤ 1024; beyond, the blocked
-// order keeps the error far below the bound).
-//
-// float16 (TOLERANCE_F16) is computed in f32 and rounded once to float16,
-// exactly as a Float16Array store (kernels/webgpu/_f16_wgsl.ts); the CPU
-// computes in float64 and rounds once. So:
-//   exact   add, sub, mul, max, min, comparisons, scale and the exact
-//           functions: an exactly rounded f32 result of float16 operands,
-//           rounded to float16, is the exactly rounded float16 result
-//           (f32 has 24 bits >= 2·11 + 2), and scale rounds its product to
-//           float16 before adding, as the CPU does; copies and casts move
-//           or convert bits.
-//   1 step  div, reciprocal, sqrt, exp, sigmoid, tanh, softmax: their f32
-//           error (at most 3e-5 relative, see above) is far below half a
-//           float16 step (2^-11 relative), so rounding can only land on the
-//           neighbouring float16. Measured on llvmpipe: 0 steps for div,
-//           reciprocal, sqrt and tanh, 1 for exp, sigmoid and softmax, over
-//           every float16 input (2^16) or 2^20 random pairs.
-//   2 steps log: WGSL's absolute 2^-21 on [0.5, 2] is one float16 step of
-//           the smallest results there (log(1 - 2^-11) ≈ -2^-11); measured
-//           1 over every float16 input.
-//   scaled  sums, means and matmul: the f32 sum's 2^-14 · magnitude plus
-//           one float16 step of the result (at most 2^-10 · magnitude):
-//           2^-9 · magnitude. Measured: 5.7e-4 · magnitude (one step, after
-//           cancellation) for a 1000×7·7×33 product.
-// float16 overflow: a result is ±Infinity on both devices, since both round
-// the same way from 65520 on, except where the f32 error itself could
-// straddle 65520; for div and reciprocal no quotient of float16 values
-// comes closer than 2^-12 (relative) to it, exp was checked at every input, and pow (where
-// it could) stays on the CPU. A sum or product whose exact value lies
-// within its accumulation error of 65520 may round either way, as a
-// float32 one near 3.4e38 may.
 
-import { COMPARE_KINDS } from "../device.ts";
+import { GPU_KERNELS, type GpuBound, STRIDED_COPY } from "./gpu_kernels.ts";
 
 /** An allowed difference between a GPU value and the CPU's. */
 export type Tolerance =
@@ -61,39 +28,14 @@ export type Tolerance =
    */
   | { readonly kind: "scaled"; readonly rtol: number };
 
-const EXACT: Tolerance = { kind: "exact" };
-
-// The ops exactly rounded in WGSL as on the CPU, in both float widths:
-// copies, casts on bits, add, subtract, multiply, min/max, comparisons and
-// the unary ops that only move bits or round to an integer.
-const EXACTLY_ROUNDED: Readonly<Record<string, Tolerance>> = Object.fromEntries(
-  [
-    "copy",
-    "transpose",
-    "concat",
-    "split",
-    "slice",
-    "gather",
-    "cast",
-    "add",
-    "sub",
-    "mul",
-    "max",
-    "min",
-    ...COMPARE_KINDS,
-    "relu",
-    "abs",
-    "square",
-    "floor",
-    "ceil",
-    "round",
-  ].map((op) => [op, EXACT]),
-);
-
 /**
- * The tolerance of every op the WebGPU kernels implement, by op name
- * (elementwise kinds, unary kinds, `scale`, `matmul`, `reduce_*`,
- * `softmax`, `copy`, the data-movement ops, `cast` and the random fills).
+ * The tolerance of every kernel the WebGPU kernels implement, for float32
+ * (and integer and bool) results, derived from the entries of
+ * `GPU_KERNELS`: a kind by its own name (`add`, `exp`, `less_than`), a
+ * reduction as its op is named (`reduce_sum`: max and min are binary
+ * kinds too), any other kernel by its name in snake_case (`matmul`,
+ * `uniform_random`), and `copy` for the strided copy that the
+ * data-movement kernels run.
  *
  * @example Usage
  * ```ts
@@ -104,41 +46,14 @@ const EXACTLY_ROUNDED: Readonly<Record<string, Tolerance>> = Object.fromEntries(
  * assertEquals(TOLERANCE.matmul.kind, "scaled");
  * ```
  */
-
-export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
-  // Data movement copies 32-bit words; cast computes on bits (cast.ts).
-  ...EXACTLY_ROUNDED,
-  // Two roundings (multiply, then add) as on the CPU; a compiler may fuse
-  // them into one FMA, which is at most one step off.
-  scale: { kind: "ulp", ulps: 1 },
-  div: { kind: "ulp", ulps: 3 },
-  reciprocal: { kind: "ulp", ulps: 3 },
-  sqrt: { kind: "ulp", ulps: 4 },
-  exp: { kind: "close", rtol: 3e-5, atol: 0 },
-  log: { kind: "close", rtol: 4e-7, atol: 2 ** -21 },
-  sigmoid: { kind: "close", rtol: 3e-5, atol: 0 },
-  tanh: { kind: "close", rtol: 3e-5, atol: 0 },
-  pow: { kind: "close", rtol: 6e-5, atol: 0 },
-  matmul: { kind: "scaled", rtol: 2 ** -14 },
-  reduce_sum: { kind: "scaled", rtol: 2 ** -14 },
-  reduce_mean: { kind: "scaled", rtol: 2 ** -14 },
-  reduce_max: EXACT,
-  reduce_min: EXACT,
-  softmax: { kind: "close", rtol: 3e-5, atol: 1e-9 },
-  // Random fills draw the same words on both devices (counter_random.ts);
-  // uniform float32 rounds as the CPU does, step by step.
-  uniform_random: EXACT,
-  // Box–Muller in f32 (webgpu/random.ts): the radius within about 8 ULP
-  // (the atanh series or log, 3 ULP; sqrt, 4.5), the cosine and sine within
-  // 3e-7 absolute (exact reduction, polynomials), times a radius of at most
-  // 5.8: magnitude = |mean| + 6·|std|.
-  gaussian_random: { kind: "scaled", rtol: 2e-6 },
-};
+export const TOLERANCE: Readonly<Record<string, Tolerance>> = boundsOf(
+  "float32",
+);
 
 /**
- * The tolerance of every float16 op the WebGPU kernels implement, by the
- * names {@linkcode TOLERANCE} uses (pow and the random fills of float16 run
- * on the CPU only).
+ * The tolerance of every float16 kernel the WebGPU kernels implement, by
+ * the names {@linkcode TOLERANCE} uses (pow and the random fills of
+ * float16 run on the CPU only).
  *
  * @example Usage
  * ```ts
@@ -149,23 +64,40 @@ export const TOLERANCE: Readonly<Record<string, Tolerance>> = {
  * assertEquals(TOLERANCE_F16.exp, { kind: "ulp16", ulps: 1 });
  * ```
  */
-export const TOLERANCE_F16: Readonly<Record<string, Tolerance>> = {
-  ...EXACTLY_ROUNDED,
-  scale: EXACT,
-  div: { kind: "ulp16", ulps: 1 },
-  reciprocal: { kind: "ulp16", ulps: 1 },
-  sqrt: { kind: "ulp16", ulps: 1 },
-  exp: { kind: "ulp16", ulps: 1 },
-  log: { kind: "ulp16", ulps: 2 },
-  sigmoid: { kind: "ulp16", ulps: 1 },
-  tanh: { kind: "ulp16", ulps: 1 },
-  softmax: { kind: "ulp16", ulps: 1 },
-  matmul: { kind: "scaled", rtol: 2 ** -9 },
-  reduce_sum: { kind: "scaled", rtol: 2 ** -9 },
-  reduce_mean: { kind: "scaled", rtol: 2 ** -9 },
-  reduce_max: EXACT,
-  reduce_min: EXACT,
-};
+export const TOLERANCE_F16: Readonly<Record<string, Tolerance>> = boundsOf(
+  "float16",
+);
+
+// The GPU kernel entries' bounds for one width, by name.
+function boundsOf(
+  width: keyof GpuBound,
+): Readonly<Record<string, Tolerance>> {
+  const table: Record<string, Tolerance> = {};
+  const put = (name: string, bound: GpuBound) => {
+    const tolerance = bound[width];
+    if (tolerance !== undefined) table[name] = tolerance;
+  };
+  put("copy", STRIDED_COPY);
+  for (const [kernel, entry] of Object.entries(GPU_KERNELS)) {
+    const bounds: GpuBound | Readonly<Record<string, GpuBound>> =
+      entry.tolerance;
+    if (isOneBound(bounds)) {
+      put(kernel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), bounds);
+      continue;
+    }
+    for (const [kind, bound] of Object.entries(bounds)) {
+      put(kernel === "reduce" ? `reduce_${kind}` : kind, bound);
+    }
+  }
+  return Object.freeze(table);
+}
+
+// A kernel's one bound has float32; a kind is never named so.
+function isOneBound(
+  bounds: GpuBound | Readonly<Record<string, GpuBound>>,
+): bounds is GpuBound {
+  return "float32" in bounds;
+}
 
 /**
  * An op's tolerance for results of a dtype: {@linkcode TOLERANCE_F16} for

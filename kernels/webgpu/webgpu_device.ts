@@ -1,6 +1,7 @@
 /**
- * The WebGPU device: the CPU's kernel table with WGSL entries where a GPU
- * kernel exists and placement says the GPU (docs/architecture.md §6).
+ * The WebGPU device: the CPU's kernel table with the entries of
+ * `GPU_KERNELS` (gpu_kernels.ts) laid over it, so a call runs on the GPU
+ * where its kernel has an entry and placement says the GPU (docs/architecture.md §6).
  *
  * Placement, decided per call from the operands alone:
  *   - float operands of one dtype only: float32, and float16 where the GPU
@@ -32,29 +33,15 @@
  * @module
  */
 import { reshapeDims } from "../layout.ts";
-import { shapeSize } from "../_shape.ts";
 import type { DType } from "../dtype.ts";
 import { cpuDevice } from "../cpu/device.ts";
 import type { Device, Kernels } from "../device.ts";
 import { DeviceTensor } from "../device_tensor.ts";
 import type { Tensor } from "../tensor.ts";
-import {
-  binary,
-  compare,
-  GPU_BINARY,
-  GPU_UNARY,
-  scale,
-  unary,
-} from "./elementwise.ts";
 import { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDevice } from "./gpu_device.ts";
+import { GPU_KERNELS, type GpuPlacement } from "./gpu_kernels.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
-import { matmul } from "./matmul.ts";
-import { cast, gpuCasts } from "./cast.ts";
-import { gather } from "./gather.ts";
-import { concat, slice, split, splitNearEqual, transpose } from "./shape.ts";
-import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
-import { gaussianFill, uniformFill } from "./random.ts";
 import { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
 
 export { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
@@ -143,61 +130,36 @@ export class WebGpuDevice implements Device {
     this.kernels = this.#table(cpuDevice.kernels);
   }
 
-  // The CPU's table, with GPU entries where they apply.
+  // The CPU's table with each entry of GPU_KERNELS laid over its kernel:
+  // a call the entry places here runs on the GPU, unless the GPU cannot
+  // take it (#run); every other call, and every kernel without an entry,
+  // runs on the CPU. reshape is no kernel here but a view of a tensor
+  // already on the GPU.
+  // The template takes five parameters, the most an entry's kernel has
+  // (GpuKernelTable's type allows no more), and passes them on as they
+  // come: a rest parameter would build an argument list per call, about a
+  // tenth of a small call's time. A missing argument passes as undefined,
+  // which every kernel reads as absent.
   #table(cpu: Kernels): Kernels {
-    const b = this.#batch;
-    const on = (...ts: Tensor[]) => this.#placeOnGpu(ts);
+    const on = this.#placement();
+    const kernels = { ...cpu } as unknown as Record<string, AnyKernel>;
+    for (const [name, entry] of Object.entries(GPU_KERNELS)) {
+      const onCpu = kernels[name];
+      const placed = entry.placed as (
+        on: GpuPlacement,
+        ...args: unknown[]
+      ) => boolean;
+      const run = entry.run as (
+        on: GpuPlacement,
+        ...args: unknown[]
+      ) => GpuTensor | GpuTensor[];
+      kernels[name] = (a, b, c, d, e) =>
+        placed(on, a, b, c, d, e)
+          ? this.#run(() => run(on, a, b, c, d, e)) ?? onCpu(a, b, c, d, e)
+          : onCpu(a, b, c, d, e);
+    }
     return {
-      ...cpu,
-      binary: (kind, x, y, axis) =>
-        on(x, y) && listed(GPU_BINARY, x.dtype, kind)
-          ? this.#run(() =>
-            binary(b, kind, this.#gpu(x), this.#gpu(y), axis)
-          ) ??
-            cpu.binary(kind, x, y, axis)
-          : cpu.binary(kind, x, y, axis),
-      compare: (kind, x, y, axis) =>
-        on(x, y)
-          ? this.#run(() =>
-            compare(b, kind, this.#gpu(x), this.#gpu(y), axis)
-          ) ?? cpu.compare(kind, x, y, axis)
-          : cpu.compare(kind, x, y, axis),
-      unary: (kind, x) =>
-        on(x) && GPU_UNARY.includes(kind)
-          ? this.#run(() => unary(b, kind, this.#gpu(x))) ?? cpu.unary(kind, x)
-          : cpu.unary(kind, x),
-      scale: (x, s, bias, after) =>
-        on(x)
-          ? this.#run(() => scale(b, this.#gpu(x), s, bias, after)) ??
-            cpu.scale(x, s, bias, after)
-          : cpu.scale(x, s, bias, after),
-      reduce: (kind, x, options) =>
-        on(x) && listed(GPU_REDUCE, x.dtype, kind)
-          ? this.#run(() => reduce(b, kind, this.#gpu(x), options)) ??
-            cpu.reduce(kind, x, options)
-          : cpu.reduce(kind, x, options),
-      softmax: (x, axis) =>
-        on(x)
-          ? this.#run(() => softmax(b, this.#gpu(x), axis)) ??
-            cpu.softmax(x, axis)
-          : cpu.softmax(x, axis),
-      matmul: (x, y, options) =>
-        on(x, y)
-          ? this.#run(() =>
-            matmul(b, this.#gpu(x), this.#gpu(y), {
-              transposeX: options?.transposeX,
-              transposeY: options?.transposeY,
-              alpha: options?.alpha,
-            })
-          ) ?? cpu.matmul(x, y, options)
-          : cpu.matmul(x, y, options),
-      mul2d: (x, y, xCols = 1, yCols = 1, options) =>
-        on(x, y)
-          ? this.#run(() => this.#mul2d(x, y, xCols, yCols)) ??
-            cpu.mul2d(x, y, xCols, yCols, options)
-          : cpu.mul2d(x, y, xCols, yCols, options),
-      ...this.#moves(cpu),
-      ...this.#fills(cpu),
+      ...kernels as unknown as Kernels,
       reshape: (x, shape) =>
         x instanceof DeviceTensor && x.home === this.#home
           ? this.#wrap(
@@ -207,66 +169,15 @@ export class WebGpuDevice implements Device {
     };
   }
 
-  // The data-movement entries: GPU copies where #placeMove says so.
-  #moves(cpu: Kernels): Partial<Kernels> {
-    const b = this.#batch;
-    const on = (...ts: Tensor[]) => this.#placeMove(ts);
-    const g = (t: Tensor) => this.#gpu(t);
+  // What the entries of GPU_KERNELS ask of this device.
+  #placement(): GpuPlacement {
     return {
-      transpose: (x, axes) =>
-        on(x)
-          ? this.#run(() => transpose(b, g(x), axes)) ?? cpu.transpose(x, axes)
-          : cpu.transpose(x, axes),
-      concat: (xs, axis) =>
-        on(...xs)
-          ? this.#run(() => concat(b, xs.map(g), axis)) ?? cpu.concat(xs, axis)
-          : cpu.concat(xs, axis),
-      split: (x, axis, options) =>
-        on(x)
-          ? this.#runAll(() => split(b, g(x), axis, options)) ??
-            cpu.split(x, axis, options)
-          : cpu.split(x, axis, options),
-      splitNearEqual: (x, num, axis) =>
-        on(x)
-          ? this.#runAll(() => splitNearEqual(b, g(x), num, axis)) ??
-            cpu.splitNearEqual(x, num, axis)
-          : cpu.splitNearEqual(x, num, axis),
-      slice: (x, axes, starts, ends) =>
-        on(x)
-          ? this.#run(() => slice(b, g(x), axes, starts, ends)) ??
-            cpu.slice(x, axes, starts, ends)
-          : cpu.slice(x, axes, starts, ends),
-      // The index stays on the host: the kernel checks and uploads it.
-      gather: (x, index, axis) =>
-        on(x)
-          ? this.#run(() => gather(b, g(x), index, axis)) ??
-            cpu.gather(x, index, axis)
-          : cpu.gather(x, index, axis),
-      cast: (x, dtype) =>
-        this.#isHere(x) && gpuCasts(x.dtype, dtype) &&
-          (dtype === "int32" || this.floatDTypes.includes(dtype))
-          ? this.#run(() => cast(b, g(x), dtype)) ?? cpu.cast(x, dtype)
-          : cpu.cast(x, dtype),
-    };
-  }
-
-  // The random fills: a large float32 fill is drawn here, where it stays
-  // (the same values as the CPU's, see random.ts); the rest on the CPU.
-  #fills(cpu: Kernels): Partial<Kernels> {
-    const b = this.#batch;
-    const large = (shape: readonly number[], dtype: DType) =>
-      dtype === "float32" && shapeSize(shape) >= GPU_MIN_ELEMENTS;
-    return {
-      uniformRandom: (shape, dtype, min, max, key) =>
-        large(shape, dtype)
-          ? this.#run(() => uniformFill(b, shape, min, max, key)) ??
-            cpu.uniformRandom(shape, dtype, min, max, key)
-          : cpu.uniformRandom(shape, dtype, min, max, key),
-      gaussianRandom: (shape, dtype, mean, std, key) =>
-        large(shape, dtype)
-          ? this.#run(() => gaussianFill(b, shape, mean, std, key)) ??
-            cpu.gaussianRandom(shape, dtype, mean, std, key)
-          : cpu.gaussianRandom(shape, dtype, mean, std, key),
+      batch: this.#batch,
+      floatDTypes: this.floatDTypes,
+      gpu: (t) => this.#gpu(t),
+      computes: (ts) => this.#placeOnGpu(ts),
+      moves: (ts) => this.#placeMove(ts),
+      holds: (t) => this.#isHere(t),
     };
   }
 
@@ -289,16 +200,6 @@ export class WebGpuDevice implements Device {
     return t instanceof DeviceTensor && t.home === this.#home;
   }
 
-  // As #run, for kernels with several results.
-  #runAll(kernel: () => GpuTensor[]): Tensor[] | undefined {
-    try {
-      return kernel().map((g) => this.#wrap(g));
-    } catch (error) {
-      if (error instanceof RangeError) return undefined;
-      throw error;
-    }
-  }
-
   // Whether a call on `ts` runs here: one dtype, of floatDTypes, and one
   // operand already here or large.
   #placeOnGpu(ts: readonly Tensor[]): boolean {
@@ -312,11 +213,14 @@ export class WebGpuDevice implements Device {
     return large;
   }
 
-  // The GPU kernel's result as a tensor, or undefined when the GPU cannot
+  // The GPU kernel's result as tensors, or undefined when the GPU cannot
   // take the call (a buffer above the device's limits): the CPU does it.
-  #run(kernel: () => GpuTensor): Tensor | undefined {
+  #run(kernel: () => GpuTensor | GpuTensor[]): Tensor | Tensor[] | undefined {
     try {
-      return this.#wrap(kernel());
+      const result = kernel();
+      return Array.isArray(result)
+        ? result.map((g) => this.#wrap(g))
+        : this.#wrap(result);
     } catch (error) {
       if (error instanceof RangeError) return undefined;
       throw error;
@@ -337,22 +241,6 @@ export class WebGpuDevice implements Device {
     return g;
   }
 
-  // Fluid's mul: X and Y flattened to matrices at their column dims.
-  #mul2d(x: Tensor, y: Tensor, xCols: number, yCols: number): GpuTensor {
-    const prod = (dims: readonly number[]) => dims.reduce((p, d) => p * d, 1);
-    const [xRows, xRest] = [x.shape.slice(0, xCols), x.shape.slice(xCols)];
-    const [yRows, yRest] = [y.shape.slice(0, yCols), y.shape.slice(yCols)];
-    if (prod(xRest) !== prod(yRows)) {
-      throw new RangeError("mul: shapes do not match"); // the CPU says how
-    }
-    const product = matmul(
-      this.#batch,
-      this.#gpu(x).view([prod(xRows), prod(xRest)]),
-      this.#gpu(y).view([prod(yRows), prod(yRest)]),
-    );
-    return product.view([...xRows, ...yRest]);
-  }
-
   async #readBack(tensors: readonly DeviceTensor[]): Promise<void> {
     const hosts = await this.#batch.read(
       tensors.map((t) => t.stored as GpuTensor),
@@ -361,12 +249,5 @@ export class WebGpuDevice implements Device {
   }
 }
 
-// Whether a per-dtype table of kinds (GPU_BINARY, GPU_REDUCE) lists `kind`
-// for `dtype`.
-function listed<K>(
-  table: Readonly<Partial<Record<DType, readonly K[]>>>,
-  dtype: DType,
-  kind: K,
-): boolean {
-  return table[dtype]?.includes(kind) ?? false;
-}
+// A kernel, called with its arguments as they come.
+type AnyKernel = (...args: unknown[]) => unknown;

@@ -214,6 +214,62 @@ export interface InferContext<A extends AttrSchema = AttrSchema> {
   readonly attrs: AttrValues<A>;
 }
 
+/**
+ * How an op treats the rows (dim 0) of the data input it reads, for the
+ * transpiler's split (runtime/transpile/row_separable.ts): row i of the
+ * output must depend only on row i of the input and on parameters. An op
+ * without a rule mixes rows, and a program that feeds it rows is not split.
+ *
+ * - `"elementwise"`: each output element is computed from the element of
+ *   the input at its place.
+ * - `"broadcast"`: elementwise on X and Y, aligned as attribute `axis`
+ *   says: an operand that carries no rows is a parameter, which must
+ *   broadcast along the rows.
+ * - `"last_axis"`: along attribute `axis`; the rows stay apart when it is
+ *   the last axis.
+ * - {@linkcode LeftOperandRows}: a matrix product whose right operand is
+ *   a parameter.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RowRule } from "./op_def.ts";
+ * import { OPS } from "../ops/mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const rule: RowRule | undefined = OPS.get("softmax")!.rows;
+ * assertEquals(rule, "last_axis");
+ * assertEquals(OPS.get("transpose")!.rows, undefined); // it mixes rows
+ * ```
+ */
+export type RowRule<A extends AttrSchema = AttrSchema> =
+  | "elementwise"
+  | "broadcast"
+  | "last_axis"
+  | LeftOperandRows<A>;
+
+/**
+ * The row rule of a product `X × Y`: only X may carry the rows.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LeftOperandRows } from "./op_def.ts";
+ * import { OPS } from "../ops/mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const rule = OPS.get("matmul")!.rows as LeftOperandRows;
+ * const attrs = { transpose_X: true, transpose_Y: false, alpha: 1 };
+ * assertEquals(rule.mixesRows(attrs), "goes into a matmul that transposes it");
+ * ```
+ */
+export interface LeftOperandRows<A extends AttrSchema = AttrSchema> {
+  /**
+   * Why these attribute values mix the rows of X, as the end of a sentence
+   * that names X ("goes into a matmul that transposes it"), or
+   * `undefined` when they keep them apart.
+   */
+  mixesRows(attrs: AttrValues<A>): string | undefined;
+}
+
 /** An op definition: the one place its slots, attributes and code live. */
 export interface OpDef<A extends AttrSchema = AttrSchema> {
   /** The op type as programs spell it (`elementwise_add`). */
@@ -234,6 +290,15 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
   infer?(
     ctx: InferContext<A>,
   ): Readonly<Record<string, InferredType | readonly InferredType[]>>;
+  /** How the op treats the data input's rows; absent: it mixes them. */
+  readonly rows?: RowRule<A>;
+  /**
+   * Whether a run with workers starts a pool for this op: `"product"`, a
+   * matrix product, which splits over the workers when its work (size(X)
+   * times Y's last dim, from the declared shapes) is large enough. Absent:
+   * the op alone never makes a pool worth starting.
+   */
+  readonly poolWorthy?: "product";
   /** Extra static checks of attribute values; throws an `Error` saying what is wrong. */
   check?(attrs: AttrValues<A>, ctx: CheckContext): void;
   /**

@@ -22,6 +22,7 @@ function arithmetic(kind: BinaryKind, summary: string): OpDef {
     attrs: { axis: attr.int(-1) },
     compute: (device, x, y, a) => device.kernels.binary(kind, x, y, a.axis),
     infer: (x, y, a) => broadcastRule(x, y, a.axis),
+    rows: "broadcast",
   });
 }
 
@@ -52,6 +53,7 @@ function activation(kind: UnaryKind, summary: string): OpDef {
     attrs: {},
     compute: (device, x) => device.kernels.unary(kind, x),
     infer: sameAs,
+    rows: "elementwise",
   });
 }
 
@@ -117,5 +119,6 @@ export const ELEMENTWISE_OPS: readonly OpDef[] = [
     compute: (device, x, a) =>
       device.kernels.scale(x, a.scale, a.bias, a.bias_after_scale),
     infer: sameAs,
+    rows: "elementwise",
   }),
 ];

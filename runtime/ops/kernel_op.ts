@@ -15,6 +15,7 @@ import {
   type InferContext,
   type InferredType,
   type OpDef,
+  type RowRule,
   slot,
 } from "../core/op_def.ts";
 
@@ -30,6 +31,8 @@ export interface UnaryKernelOpSpec<A extends AttrSchema> {
   compute: (device: Device, x: Tensor, attrs: AttrValues<A>) => Tensor;
   /** The static type of `Out`; absent: unknown. */
   infer?: (x: InferredType, attrs: AttrValues<A>) => InferredType;
+  /** How it treats the data input's rows; absent: it mixes them. */
+  rows?: RowRule<A>;
 }
 
 /**
@@ -62,6 +65,7 @@ export function unaryKernelOp<const A extends AttrSchema>(
     inputs: { X: slot.tensor() },
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
+    rows: spec.rows,
     infer: infer && ((ctx: InferContext<A>) => ({
       Out: infer(ctx.inputs("X")[0], ctx.attrs),
     })),
@@ -97,6 +101,10 @@ export interface BinaryKernelOpSpec<A extends AttrSchema> {
     y: InferredType,
     attrs: AttrValues<A>,
   ) => InferredType;
+  /** How it treats the data input's rows; absent: it mixes them. */
+  rows?: RowRule<A>;
+  /** Whether a large one is worth a pool; see `OpDef.poolWorthy`. */
+  poolWorthy?: "product";
 }
 
 /**
@@ -129,6 +137,8 @@ export function binaryKernelOp<const A extends AttrSchema>(
     inputs: { X: slot.tensor(), Y: slot.tensor() },
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
+    rows: spec.rows,
+    poolWorthy: spec.poolWorthy,
     infer: infer && ((ctx: InferContext<A>) => ({
       Out: infer(ctx.inputs("X")[0], ctx.inputs("Y")[0], ctx.attrs),
     })),

@@ -165,6 +165,7 @@ export const REDUCE_OPS: readonly OpDef[] = [
     attrs: { axis: attr.int(-1) },
     compute: (device, x, a) => device.kernels.softmax(x, a.axis),
     infer: sameAs,
+    rows: "last_axis",
   }),
   binaryKernelOp({
     type: "mul",
@@ -173,6 +174,13 @@ export const REDUCE_OPS: readonly OpDef[] = [
     compute: (device, x, y, a) =>
       device.kernels.mul2d(x, y, a.x_num_col_dims, a.y_num_col_dims),
     infer: (x, y, a) => matrixShape(x, y, a.x_num_col_dims, a.y_num_col_dims),
+    rows: {
+      mixesRows: (a) =>
+        a.x_num_col_dims === 1
+          ? undefined
+          : `goes into a mul with x_num_col_dims ${a.x_num_col_dims}, not 1`,
+    },
+    poolWorthy: "product",
   }),
   binaryKernelOp({
     type: "matmul",
@@ -189,5 +197,10 @@ export const REDUCE_OPS: readonly OpDef[] = [
         alpha: a.alpha,
       }),
     infer: (x, y, a) => matmulShape(x, y, a.transpose_X, a.transpose_Y),
+    rows: {
+      mixesRows: (a) =>
+        a.transpose_X ? "goes into a matmul that transposes it" : undefined,
+    },
+    poolWorthy: "product",
   }),
 ];

@@ -177,6 +177,7 @@ const assign = defineOp({
   outputs: { Out: slot.any() },
   attrs: {},
   infer: ({ inputs }) => ({ Out: sameAs(inputs("X")[0]) }),
+  rows: "elementwise",
   prepare(ctx) {
     const x = ctx.input("X");
     const out = ctx.output("Out");
@@ -202,6 +203,7 @@ const cast = unaryKernelOp({
   attrs: { out_dtype: attr.required("int"), in_dtype: attr.int() },
   compute: (device, x, a) => device.kernels.cast(x, dtypeAttr(a.out_dtype)),
   infer: (x, a) => ({ ...x, dtype: dtypeAttr(a.out_dtype) }),
+  rows: "elementwise",
 });
 
 const increment = defineOp({

@@ -1,6 +1,8 @@
 /**
  * Large elementwise operators, casts, softmax and row-wise reductions
- * split over a pool's workers by rows of their output (row_split.ts).
+ * split over a pool's workers by rows of their output (row_split.ts): the
+ * kernels with a rule in `KERNEL_ROWS` (kernels/kernel_rows.ts), cut as
+ * the rule says.
  *
  * A call splits when its input has at least MIN_ELEMENTS elements and its
  * tensors live in the run's heap (shared_storage.ts), so that every worker
@@ -20,6 +22,7 @@
  * @module
  */
 import type { Kernels } from "../../kernels/device.ts";
+import { KERNEL_ROWS, type RowCut } from "../../kernels/kernel_rows.ts";
 import type { DType, TypedArray } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
@@ -33,16 +36,8 @@ const MIN_ELEMENTS = 65536;
 const BLOB = JOB_WORDS;
 const BLOB_BYTES = JOB_WORDS + 1;
 
-/** The kernels that split, each a function of tensors and plain values. */
-type SplitKernel =
-  | "binary"
-  | "compare"
-  | "logical"
-  | "unary"
-  | "scale"
-  | "cast"
-  | "softmax"
-  | "reduce";
+/** The kernels that split: those with a rule in KERNEL_ROWS. */
+type SplitKernel = keyof typeof KERNEL_ROWS;
 
 // A split kernel, called with its arguments as they come.
 type AnyKernel = (...args: unknown[]) => Tensor;
@@ -125,42 +120,30 @@ export class ParallelKernels {
    */
   wrap(base: Kernels): Kernels {
     this.#base = base;
-    const run = (kernel: SplitKernel, flat: boolean, args: unknown[]) =>
-      this.#call(kernel, args, flat) ?? (base[kernel] as AnyKernel)(...args);
-    // The common case, a small first operand, goes straight to the base
-    // kernel: no argument list, no shape work.
-    const small = (x: Tensor) => x.size < MIN_ELEMENTS;
-    return {
-      ...base,
-      binary: (kind, x, y, axis) =>
-        small(x)
-          ? base.binary(kind, x, y, axis)
-          : run("binary", sameShape(x, y), [kind, x, y, axis]),
-      compare: (kind, x, y, axis) =>
-        small(x)
-          ? base.compare(kind, x, y, axis)
-          : run("compare", sameShape(x, y), [kind, x, y, axis]),
-      logical: (kind, x, y) =>
-        small(x)
-          ? base.logical(kind, x, y)
-          : run("logical", sameShape(x, y), [kind, x, y]),
-      unary: (kind, x) =>
-        small(x) ? base.unary(kind, x) : run("unary", true, [kind, x]),
-      scale: (x, scale, bias, biasAfterScale) =>
-        small(x)
-          ? base.scale(x, scale, bias, biasAfterScale)
-          : run("scale", true, [x, scale, bias, biasAfterScale]),
-      cast: (x, dtype) =>
-        small(x) ? base.cast(x, dtype) : run("cast", true, [x, dtype]),
-      softmax: (x, axis) =>
-        !small(x) && rowWise(x, [axis ?? -1])
-          ? run("softmax", false, [x, axis])
-          : base.softmax(x, axis),
-      reduce: (kind, x, options) =>
-        !small(x) && !options?.reduceAll && rowWise(x, options?.dims ?? [])
-          ? run("reduce", false, [kind, x, options])
-          : base.reduce(kind, x, options),
-    };
+    const kernels = { ...base } as unknown as Record<string, AnyKernel>;
+    // Four parameters, the most a kernel with a rule has (RowCutRules'
+    // type allows no more), passed on as they come: no argument list is
+    // built for the common case, a small first operand, which goes straight
+    // to the base kernel.
+    for (const [name, rule] of Object.entries(KERNEL_ROWS)) {
+      const kernel = base[name as SplitKernel] as AnyKernel;
+      const cut = rule.cut as (...args: unknown[]) => RowCut | undefined;
+      const first = rule.operand === 0;
+      kernels[name] = (a, b, c, d) => {
+        if (((first ? a : b) as Tensor).size < MIN_ELEMENTS) {
+          return kernel(a, b, c, d);
+        }
+        const how = cut(a, b, c, d);
+        if (how === undefined) return kernel(a, b, c, d);
+        return this.#call(
+          name as SplitKernel,
+          [a, b, c, d],
+          how === "elements",
+        ) ??
+          kernel(a, b, c, d);
+      };
+    }
+    return kernels as unknown as Kernels;
   }
 
   // The call split over the workers, or undefined when it does not split.
@@ -342,16 +325,6 @@ function rowsOf(tensors: readonly Tensor[]): number {
     if (t.rank === rank) rows = Math.max(rows, t.shape[0]);
   }
   return rows;
-}
-
-// Whether an op over `dims` of x leaves dim 0 alone (rows are independent).
-function rowWise(x: Tensor, dims: readonly number[]): boolean {
-  return x.rank >= 2 && dims.length > 0 &&
-    dims.every((d) => (d < 0 ? d + x.rank : d) !== 0);
-}
-
-function sameShape(x: Tensor, y: Tensor): boolean {
-  return x.rank === y.rank && x.shape.every((d, i) => d === y.shape[i]);
 }
 
 function view(memory: WebAssembly.Memory, p: TensorPlace): Tensor {

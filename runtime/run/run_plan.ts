@@ -27,6 +27,7 @@ import type { Device } from "../../kernels/device.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { varInfoOf } from "../core/var_info.ts";
 import { placeProgram, type ProgramPlacement } from "../check/placement.ts";
+import { OPS } from "../ops/mod.ts";
 import {
   chooseDevice,
   type DeviceChoice,
@@ -198,8 +199,8 @@ export function explainPlan(plan: RunPlan): string {
 }
 
 // Why a pool could help, or undefined: some go or parallel_for block may
-// move, or a matrix product may be large enough to split (its declared
-// shapes do not rule that out).
+// move, or a matrix product (an op whose def is `poolWorthy`) may be large
+// enough to split (its declared shapes do not rule that out).
 function poolUse(
   desc: ProgramDesc,
   placement: ProgramPlacement,
@@ -210,7 +211,7 @@ function poolUse(
   }
   for (const b of desc.blocks) {
     for (const [i, op] of b.ops.entries()) {
-      if (op.type !== "matmul" && op.type !== "mul") continue;
+      if (OPS.get(op.type)?.poolWorthy !== "product") continue;
       if (!(estimatedWork(desc, b.idx, op, batch) < SPLIT_WORK)) {
         return `block ${b.idx} op ${i} (${op.type}) may be split`;
       }

@@ -2,44 +2,25 @@
  * Which ops may run on a piece of the data input's rows and give that
  * piece of their output: row i of the output depends only on row i of the
  * input (and on parameters). The transpiler runs those on the workers.
+ * Each op says how it treats the rows in its def's `rows` rule (see
+ * `RowRule`); this module checks a use of the op against that rule:
  *
- * - `mul` with the input on the left and `x_num_col_dims` = 1; `matmul`
- *   with it on the left, not transposed. The right operand is a parameter.
- * - Elementwise arithmetic: operands that carry the rows are aligned row
- *   by row; any other operand is a parameter that broadcasts along the
- *   rows (it does not carry the first dim).
- * - Activations, `scale`, `cast`, `assign`, and `softmax` over the last
- *   axis.
+ * - `elementwise` (activations, `scale`, `cast`, `assign`): always.
+ * - `broadcast` (elementwise arithmetic): operands that carry the rows are
+ *   aligned row by row; any other operand is a parameter that broadcasts
+ *   along the rows (it does not carry the first dim).
+ * - `last_axis` (`softmax`): over the last axis.
+ * - a left-operand rule (`mul`, `matmul`): the input on the left, with
+ *   attributes the op's rule accepts. The right operand is a parameter.
  *
  * @module
  */
 import type { OpDesc, VarDesc } from "../../gen/rill/v1/framework_pb.ts";
-import { UNARY_KINDS } from "../../kernels/device.ts";
 import { readAttrs } from "../core/attr_read.ts";
+import type { AttrSchema, AttrValues } from "../core/op_def.ts";
 import { ProgramError } from "../core/errors.ts";
 import { OPS } from "../ops/mod.ts";
 import { varInfoOf } from "../core/var_info.ts";
-
-/** Ops that act on each element alone (the unary ops are named as their kinds). */
-const ELEMENT_OPS: ReadonlySet<string> = new Set([
-  ...UNARY_KINDS,
-  "scale",
-  "cast",
-  "assign",
-]);
-
-/** Elementwise ops of two operands. */
-const BINARY_OPS: ReadonlySet<string> = new Set([
-  "elementwise_add",
-  "elementwise_sub",
-  "elementwise_mul",
-  "elementwise_div",
-  "elementwise_max",
-  "elementwise_min",
-  "elementwise_pow",
-  "elementwise_mod",
-  "elementwise_floordiv",
-]);
 
 /** What the check knows of the program around the op. */
 export interface RowContext {
@@ -85,10 +66,8 @@ export function checkRowSeparable(
   const where = { block: 0, op: index, opType: op.type };
   const arg = (slot: string) =>
     op.inputs.find((v) => v.parameter === slot)?.arguments[0];
-  const attrs = () => {
-    const def = OPS.get(op.type);
-    return def === undefined ? {} : readAttrs(def.attrs, op.attrs);
-  };
+  const def = OPS.get(op.type);
+  const attrs = () => def === undefined ? {} : readAttrs(def.attrs, op.attrs);
   const refuse = (variable: string, why: string): never => {
     throw new ProgramError(
       `cannot split on the data input's rows: variable "${variable}" ${why}`,
@@ -98,32 +77,18 @@ export function checkRowSeparable(
   const carried = op.inputs.flatMap((v) => v.arguments).find((n) =>
     context.carriesRows(n)
   )!;
-  if (ELEMENT_OPS.has(op.type)) return;
-  if (op.type === "softmax") {
+  const rule = def?.rows;
+  if (rule === "elementwise") return;
+  if (rule === "last_axis") {
     const axis = Number(attrs().axis ?? -1);
     const rank = rankOf(context.declaration(carried));
     if (axis === -1 || (rank !== undefined && axis === rank - 1)) return;
-    refuse(carried, `goes into a softmax over axis ${axis}, not the last one`);
+    return refuse(
+      carried,
+      `goes into a ${op.type} over axis ${axis}, not the last one`,
+    );
   }
-  if (op.type === "mul" || op.type === "matmul") {
-    const x = arg("X")!;
-    const y = arg("Y")!;
-    if (context.carriesRows(y)) {
-      refuse(y, `is ${op.type}'s right operand; only the left may carry rows`);
-    }
-    const a = attrs();
-    if (op.type === "mul" && Number(a.x_num_col_dims ?? 1) !== 1) {
-      refuse(
-        x,
-        `goes into a mul with x_num_col_dims ${a.x_num_col_dims}, not 1`,
-      );
-    }
-    if (op.type === "matmul" && a.transpose_X === true) {
-      refuse(x, "goes into a matmul that transposes it");
-    }
-    return;
-  }
-  if (BINARY_OPS.has(op.type)) {
+  if (rule === "broadcast") {
     const x = arg("X")!;
     const y = arg("Y")!;
     const axis = Number(attrs().axis ?? -1);
@@ -137,6 +102,16 @@ export function checkRowSeparable(
       );
       if (why !== undefined) refuse(operand, why);
     }
+    return;
+  }
+  if (rule !== undefined) {
+    const x = arg("X")!;
+    const y = arg("Y")!;
+    if (context.carriesRows(y)) {
+      refuse(y, `is ${op.type}'s right operand; only the left may carry rows`);
+    }
+    const why = rule.mixesRows(attrs() as AttrValues<AttrSchema>);
+    if (why !== undefined) refuse(x, why);
     return;
   }
   refuse(carried, `carries them into ${op.type}, which mixes rows`);

@@ -3,13 +3,18 @@ import * as cpu from "../../../kernels/cpu/elementwise.ts";
 import {
   binary,
   compare,
+  CPU_UNARY,
   GPU_BINARY,
   GPU_UNARY,
   scale,
   unary,
 } from "../../../kernels/webgpu/elementwise.ts";
 import { coalesce } from "../../../kernels/webgpu/_elementwise_template.ts";
-import { type BinaryKind, COMPARE_KINDS } from "../../../kernels/device.ts";
+import {
+  type BinaryKind,
+  COMPARE_KINDS,
+  UNARY_KINDS,
+} from "../../../kernels/device.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
   assertMatchesCpu,
@@ -22,6 +27,14 @@ import {
   seeded,
   SPECIALS,
 } from "./_gpu.ts";
+
+Deno.test("every unary kind runs on the GPU or is stated to run on the CPU, not both", () => {
+  for (const kind of UNARY_KINDS) {
+    const cpuOnly = (CPU_UNARY as readonly string[]).includes(kind);
+    assertEquals(GPU_UNARY.includes(kind), !cpuOnly, kind);
+  }
+  assertEquals(GPU_UNARY.length + CPU_UNARY.length, UNARY_KINDS.length);
+});
 
 // float16's edges: the largest finite value, subnormals, the smallest
 // normal, and a value whose sums and products overflow.

@@ -17,6 +17,10 @@ import { SELECT_OPS } from "../../../runtime/ops/select.ts";
 import { SHAPE_OPS } from "../../../runtime/ops/shape.ts";
 import { TIMER_OPS } from "../../../runtime/ops/timer.ts";
 import { VALUE_OPS } from "../../../runtime/ops/values.ts";
+import { out1 } from "../../../runtime/layers/append_layer.ts";
+import { Executor, fillConstant, Program } from "../../../mod.ts";
+import { cpuDevice } from "../../../kernels/cpu/device.ts";
+import type { Device } from "../../../kernels/device.ts";
 
 // Each group has its own table-driven test file in this folder, which
 // fails when an op of the group has no conformance case.
@@ -105,5 +109,33 @@ Deno.test("every OpDef reads its defaults when no attribute is given", () => {
       const e = assertThrows(() => readAttrs(def.attrs, []), AttrError);
       assert(required.some(([name]) => name === e.attr), def.type);
     }
+  }
+});
+
+Deno.test("every poolWorthy OpDef is a product X × Y run by a kernel that takes the pool's gemm", async () => {
+  const worthy = [...OPS.values()].filter((def) => def.poolWorthy);
+  assert(worthy.length > 0);
+  const cpu = cpuDevice.kernels;
+  for (const def of worthy) {
+    // The executor estimates the work from X and Y's declared shapes.
+    assertEquals(Object.keys(def.inputs), ["X", "Y"], def.type);
+    const called: string[] = [];
+    const spy: Device = {
+      name: "spy",
+      kernels: {
+        ...cpu,
+        mul2d: (...args) => (called.push("mul2d"), cpu.mul2d(...args)),
+        matmul: (...args) => (called.push("matmul"), cpu.matmul(...args)),
+      },
+    };
+    const p = new Program();
+    const out = p.guard(() =>
+      out1(def.type, {
+        X: fillConstant({ shape: [4, 3] }),
+        Y: fillConstant({ shape: [3, 2] }),
+      }, {})
+    );
+    await new Executor({ device: spy }).run(p, { fetch: [out.name] });
+    assertEquals(called.length, 1, def.type);
   }
 });
