@@ -12,6 +12,18 @@
 import { parseArgs } from "node:util";
 import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
 import { parseWorkerAddrs } from "../cluster/worker_addrs.ts";
+import {
+  declarationIn,
+  type DeclaredInput,
+  WorkerInputs,
+} from "../cluster/worker_inputs.ts";
+import {
+  DEFAULT_WORKER_LIMITS,
+  formatLimit,
+  parseWorkerLimits,
+  WORKER_LIMIT_FLAGS,
+} from "../cluster/worker_limits.ts";
+import { useWorkerSettings } from "../cluster/worker_settings.ts";
 import type { DeviceName } from "../run/device_choice.ts";
 import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
@@ -22,6 +34,9 @@ import { printable, ProgramError } from "../core/errors.ts";
 import { Executor } from "../run/executor.ts";
 import { explainPlan, MAX_WORKERS } from "../run/run_plan.ts";
 import { formatValue } from "../ops/print.ts";
+import { OPS } from "../ops/mod.ts";
+import { RPC_ENDPOINT } from "../ops/rpc.ts";
+import { readAttrs } from "../core/attr_read.ts";
 import { fetchTargets } from "../run/feed_binding.ts";
 import { findModelFiles, isDirectory, loadModel } from "../format/model_dir.ts";
 import { readProgramFile } from "../format/program_file.ts";
@@ -41,7 +56,10 @@ Usage:
   deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> [--all-attrs]
   deno run -A mod.ts transpile <program|MODEL_DIR> --out-dir DIR
                      [--label-selector S] [--port N]
-  deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT
+  deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT [--max-calls N]
+                     [--max-call-bytes SIZE] [--max-conns N]
+                     [--max-conns-per-client N] [--read-timeout D]
+                     [--idle-timeout D] [--call-timeout D]
 
 A MODEL_DIR is a directory PaddlePaddle saved: __model__ or one *.pdmodel,
 and the parameters, one file per variable or combined (__params__,
@@ -76,8 +94,9 @@ Flags:
   --port N           transpile: the port workers listen on and the master
                      dials (default: any, and in a pod its port named rill)
   --listen HOST:PORT worker: where to serve (port 0 picks one); prints
-                     "listening on HOST:PORT", then serves until killed
-  --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
+                     "listening on HOST:PORT", then serves until killed;
+                     refuses a tensor its program does not declare
+${workerLimitUsage()}  --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
                      op_callstack, ..., stop_gradient, ...), hidden by default
   --help             shows this text
 
@@ -231,6 +250,7 @@ function parseCommandLine(args: readonly string[]) {
         "label-selector": { type: "string" },
         port: { type: "string" },
         listen: { type: "string" },
+        ...WORKER_LIMIT_OPTIONS,
         help: { type: "boolean", short: "h" },
       },
     });
@@ -255,11 +275,13 @@ async function runCommand(
   const [command, path] = positionals;
   if (command === "dump" || command === "transpile" || command === "worker") {
     if (positionals.length !== 2) throw new ProgramError(COMMANDS[command]);
+    if (command !== "worker") refuseWorkerFlags(values);
     if (command === "dump") return await dumpCommand(path, values, io);
     if (command === "transpile") return await transpileCommand(path, values);
     if (values.listen === undefined) throw new ProgramError(COMMANDS.worker);
-    return await serveWorkerProgram(path, values.listen, io);
+    return await serveWorkerProgram(path, values, io);
   }
+  refuseWorkerFlags(values);
   if (values["all-attrs"]) {
     throw new ProgramError("--all-attrs: only the dump command takes it");
   }
@@ -278,7 +300,8 @@ const COMMANDS = {
   dump: "usage: dump <program.pb|MODEL_DIR> [--all-attrs]",
   transpile:
     "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
-  worker: "usage: worker <worker.pb> --listen HOST:PORT",
+  worker:
+    "usage: worker <worker.pb> --listen HOST:PORT [limit flags] (see --help)",
 } as const;
 
 async function dumpCommand(
@@ -447,12 +470,18 @@ async function writeFetches(
 
 // The worker command: runs a worker program, its parameters read from
 // worker.pdiparams beside it when that exists, with --listen as the
-// address its listen_and_do serves at (and self_addr returns).
+// address its listen_and_do serves at (and self_addr returns). The server
+// that listen_and_do starts takes the limit flags and refuses any tensor
+// the program's listen_and_do ops do not declare (worker_settings.ts says
+// why these travel process-wide). The flags are checked first: a bad one
+// is an error before anything is read.
 async function serveWorkerProgram(
   path: string,
-  listen: string,
+  values: Flags,
   io: CliIO,
 ): Promise<CliResult> {
+  const listen = values.listen!;
+  const limits = parseWorkerLimits(limitFlags(values));
   const slash = path.lastIndexOf("/");
   const params = `${path.slice(0, slash + 1)}${WORKER_PARAMS_FILE}`;
   const hasParams = await Deno.stat(params).then((s) => s.isFile, () => false);
@@ -464,6 +493,91 @@ async function serveWorkerProgram(
     cluster: { selfAddr: listen },
     print: (l) => io.stdout(l + "\n"),
   });
+  using _settings = useWorkerSettings({
+    limits,
+    inputs: listenAndDoInputs(model.desc),
+  });
   await executor.run(model, { file: model.file });
   return { code: 0 };
+}
+
+// The tensor a `send` carries: runtime/ops/rpc.ts's INPUT_TENSOR, which
+// that module does not export. tests/runtime/cli/cli_worker_test.ts and
+// tests/runtime/transpile/transpile_cli_test.ts check that a worker
+// refuses nothing a master sends.
+const RPC_INPUT_TENSOR = "input";
+
+// What the program's listen_and_do ops take: on their endpoint, the tensor
+// "input" fitting each op's input_var, declared in its sub_block or an
+// ancestor (the program is validated, so it is declared). Read with the
+// op's own schema: the op table is the one list of its attributes.
+function listenAndDoInputs(desc: ProgramDesc): WorkerInputs {
+  const schema = OPS.get("listen_and_do")!.attrs;
+  const inputs: DeclaredInput[] = [];
+  for (const block of desc.blocks) {
+    for (const op of block.ops) {
+      if (op.type !== "listen_and_do") continue;
+      const attrs = readAttrs(schema, op.attrs);
+      const sub = attrs.sub_block as number;
+      const variable = declarationIn(desc, sub, attrs.input_var as string);
+      if (variable !== undefined) {
+        inputs.push({ tensor: RPC_INPUT_TENSOR, variable });
+      }
+    }
+  }
+  return new WorkerInputs(inputs.length === 0 ? [] : [[RPC_ENDPOINT, inputs]]);
+}
+
+// The limit flags of the worker command, for parseArgs.
+const WORKER_LIMIT_OPTIONS = Object.fromEntries(
+  WORKER_LIMIT_FLAGS.map(({ flag }) => [flag, { type: "string" as const }]),
+);
+
+// The limit flags' values, by flag name; undefined for one not given.
+function limitFlags(values: Flags): Record<string, string | undefined> {
+  const given = values as Record<string, unknown>;
+  return Object.fromEntries(
+    WORKER_LIMIT_FLAGS.map(({ flag }) => [flag, given[flag] as string]),
+  );
+}
+
+// A limit flag given to a command other than worker.
+function refuseWorkerFlags(values: Flags): void {
+  const flags = limitFlags(values);
+  const given = WORKER_LIMIT_FLAGS.find(({ flag }) =>
+    flags[flag] !== undefined
+  );
+  if (given !== undefined) {
+    throw new ProgramError(`--${given.flag}: only the worker command takes it`);
+  }
+}
+
+// The usage lines of the limit flags, each with its default, read from
+// the table of limits; the text wraps at 78 columns, indented as above.
+function workerLimitUsage(): string {
+  const metavar = { count: "N", bytes: "SIZE", duration: "D" } as const;
+  const indent = " ".repeat(21);
+  const lines = WORKER_LIMIT_FLAGS.map(({ flag, field, unit, summary }) => {
+    const name = `  --${flag} ${metavar[unit]}`;
+    const value = formatLimit(unit, DEFAULT_WORKER_LIMITS[field]);
+    const text = wrap(`worker: ${summary} (default ${value})`, 78 - 21);
+    const first = name.length < 20 ? name.padEnd(21) : `${name}\n${indent}`;
+    return first + text.join(`\n${indent}`);
+  });
+  lines.push(`${indent}(D: 500ms, 30s, 1.5m, 2h; SIZE: 4096, 512KiB, 1GiB)`);
+  return lines.join("\n") + "\n";
+}
+
+// Words into lines of at most `width` characters.
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= width) {
+      lines[last] += ` ${word}`;
+    } else {
+      lines.push(word);
+    }
+  }
+  return lines;
 }

@@ -29,6 +29,7 @@ import { arrayType, type DType, itemSize } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { printable } from "../core/errors.ts";
 import { codeOfDType, dtypeOfCode, typeName } from "../core/dtype_codes.ts";
+import type { IncomingTensor } from "./worker_inputs.ts";
 
 /**
  * Tensors by name: a `Map`, or a plain object (`{ input: t }`). Names are
@@ -208,6 +209,14 @@ export interface TensorAssemblerOptions {
    * @default {1073741824} (1 GiB)
    */
   maxBytes?: number;
+  /**
+   * Called with each tensor's name, dtype and shape when its header
+   * arrives, before the budget is checked and anything is allocated; what
+   * it throws, `push` throws.
+   *
+   * @default {undefined} (every tensor is taken)
+   */
+  check?: (tensor: IncomingTensor) => void;
 }
 
 /** What each tensor costs in an assembler's budget besides its bytes. */
@@ -240,15 +249,17 @@ export class TensorAssembler {
   #tensors = new Map<string, Tensor>();
   #current: Pending | undefined;
   #budget: number;
+  #check: ((tensor: IncomingTensor) => void) | undefined;
   #finished = false;
 
   /**
    * Makes an empty assembler.
    *
-   * @param options The byte budget.
+   * @param options The byte budget and the check of each tensor.
    */
   constructor(options: TensorAssemblerOptions = {}) {
     this.#budget = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
+    this.#check = options.check;
   }
 
   /**
@@ -258,6 +269,7 @@ export class TensorAssembler {
    * so the caller must not reuse the bytes.
    * @throws {TensorStreamError} If the part breaks the stream's grammar or
    * the budget.
+   * @throws {Error} What the `check` option throws.
    */
   push(part: TensorPart): void {
     if (this.#finished) throw new Error("TensorAssembler: push after finish");
@@ -334,6 +346,7 @@ export class TensorAssembler {
       }
       size *= dim;
     }
+    this.#check?.({ name, dtype, shape: header.dims.map(Number) });
     const bytes = size * BigInt(itemSize(dtype)) +
       BigInt(TENSOR_BOOKKEEPING_BYTES);
     if (bytes > BigInt(this.#budget)) {

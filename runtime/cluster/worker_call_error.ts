@@ -8,14 +8,17 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { printable } from "../core/errors.ts";
+import { limitOf } from "./_limit_status.ts";
 import { TensorStreamError } from "./tensor_parts.ts";
 
 /**
  * A call to a worker that failed: refused (`unauthenticated`,
  * `resource_exhausted`, `invalid_argument`), failed in the endpoint
  * (`unknown`, or the code the endpoint chose), out of time
- * (`deadline_exceeded`), or cut off (`unavailable`: the worker is down or
- * the connection broke).
+ * (`deadline_exceeded`: the caller's deadline, or the worker's when
+ * `limit` says so), or cut off (`unavailable`: the worker is down or the
+ * connection broke). `limit` names the worker's limit, by its flag
+ * (`max-calls`, `call-timeout`), when one refused or ended the call.
  *
  * @example Usage
  * ```ts
@@ -37,6 +40,11 @@ export class WorkerCallError extends Error {
   readonly code: Code;
   /** What went wrong, without the prefix. */
   readonly detail: string;
+  /**
+   * The worker's limit that refused or ended the call, by its flag without
+   * dashes (worker_limits.ts), or undefined when none did.
+   */
+  readonly limit: string | undefined;
 
   /**
    * Makes the error.
@@ -45,14 +53,14 @@ export class WorkerCallError extends Error {
    * @param endpoint The endpoint, or undefined for a health check.
    * @param code The status.
    * @param detail What went wrong.
-   * @param options The underlying error.
+   * @param options The underlying error, and the limit involved.
    */
   constructor(
     addr: string,
     endpoint: string | undefined,
     code: Code,
     detail: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { limit?: string },
   ) {
     const what = endpoint === undefined ? "health check" : `call "${endpoint}"`;
     super(
@@ -64,6 +72,7 @@ export class WorkerCallError extends Error {
     this.endpoint = endpoint;
     this.code = code;
     this.detail = detail;
+    this.limit = options?.limit;
   }
 
   /**
@@ -71,7 +80,9 @@ export class WorkerCallError extends Error {
    *
    * A connection lost mid-call reaches Connect's client as `aborted` (a
    * reset socket) or `canceled` (a stream closed under it); unless the
-   * caller canceled, both become `unavailable`: the worker is gone.
+   * caller canceled, both become `unavailable`: the worker is gone. A
+   * `deadline_exceeded` is the caller's own deadline unless the status
+   * names a limit of the worker's: then the worker's message stands.
    *
    * @param error What the call threw.
    * @param call Which call it was.
@@ -103,6 +114,13 @@ export class WorkerCallError extends Error {
     }
     const e = ConnectError.from(error);
     const first = e.rawMessage.split("\n")[0] || codeName(e.code);
+    const limit = limitOf(e);
+    if (limit !== undefined) {
+      return new WorkerCallError(addr, endpoint, e.code, first, {
+        cause: error,
+        limit,
+      });
+    }
     if (e.code === Code.DeadlineExceeded) {
       return make(e.code, `no reply within ${call.timeoutMs} ms`);
     }

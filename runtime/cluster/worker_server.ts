@@ -9,10 +9,21 @@
  * Security: binds 127.0.0.1 unless told otherwise; when a token is set
  * (the `token` option, else `RILL_TOKEN`), a call without
  * `authorization: Bearer <token>` is refused with `unauthenticated` before
- * any of its messages is read; every message is limited to `readMaxBytes`
- * and every call's tensors to `maxCallBytes` (`resource_exhausted`); a
- * malformed tensor stream is refused with `invalid_argument`. A broken
+ * any of its messages is read; every message is limited to `readMaxBytes`;
+ * a malformed tensor stream is refused with `invalid_argument`. A broken
  * connection ends its calls, and the server carries on.
+ *
+ * Starvation: the limits of worker_limits.ts hold, each where it can be
+ * enforced for real. Connections (their number, their preface, their idle
+ * time) are held by `_connection_guard.ts` on the listener's sockets and
+ * sessions; each request's read and call deadlines by `_request_watch.ts`
+ * around Connect's handler; the number of calls in flight (`--max-calls`,
+ * refused, not queued) when a call starts, before its first message is
+ * read; its tensor bytes (`--max-call-bytes`) and, when the worker knows
+ * what its endpoints take (`WorkerInputs`), each tensor's name, dtype and
+ * shape, when the tensor's header arrives, before its bytes are buffered.
+ * A call that a deadline ends stops waiting for its handler, which may run
+ * on (a green thread cannot be stopped), and its slot is freed.
  *
  * @module
  */
@@ -23,25 +34,22 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
-  type CallRequest,
   type CallResponse,
-  CallResponseSchema,
   HealthResponseSchema,
   WorkerService,
 } from "../../gen/rill/v1/rpc_pb.ts";
-import { readBack } from "../../kernels/device_tensor.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
-import { printable } from "../core/errors.ts";
 import { resolveToken, tokenGate } from "./_bearer_token.ts";
+import { ConnectionGuard } from "./_connection_guard.ts";
 import { HTTP2_SETTINGS, widenWindow } from "./_http2_settings.ts";
+import { tooManyCalls } from "./_limit_status.ts";
+import { REQUEST_WATCH, RequestWatcher } from "./_request_watch.ts";
+import { type CallConfig, serveCall, statusOf } from "./_serve_call.ts";
 import { formatHostPort } from "./host_port.ts";
-import {
-  encodeTensorParts,
-  namedTensorEntries,
-  type NamedTensors,
-  TensorAssembler,
-  TensorStreamError,
-} from "./tensor_parts.ts";
+import type { NamedTensors } from "./tensor_parts.ts";
+import type { WorkerInputs } from "./worker_inputs.ts";
+import type { WorkerLimits } from "./worker_limits.ts";
+import { workerSettings } from "./worker_settings.ts";
 
 /** What a handler learns about the call besides its tensors. */
 export interface WorkerCallContext {
@@ -115,12 +123,20 @@ export interface ServeWorkerOptions {
    */
   readMaxBytes?: number;
   /**
-   * The most bytes of tensors one call may send (each tensor also costs 64
-   * bytes of bookkeeping).
+   * Limits that differ from the settings in force (worker_limits.ts).
    *
-   * @default {1073741824}
+   * @default {workerSettings().limits} (DEFAULT_WORKER_LIMITS unless the
+   * `worker` command set its flags)
    */
-  maxCallBytes?: number;
+  limits?: Partial<WorkerLimits>;
+  /**
+   * What the endpoints take: a call to another endpoint, or with another
+   * tensor, is refused before the handler runs.
+   *
+   * @default {workerSettings().inputs} (any endpoint and tensors, unless
+   * the `worker` command set its program's)
+   */
+  inputs?: WorkerInputs;
   /**
    * The size of the reply's messages.
    *
@@ -135,6 +151,8 @@ export interface WorkerServer {
   readonly addr: string;
   /** Whether it serves TLS. */
   readonly tls: boolean;
+  /** The limits it holds to. */
+  readonly limits: Readonly<WorkerLimits>;
   /**
    * Stops serving: closes the listener and every connection. Calls in
    * flight fail with `unavailable`: their handlers' signals abort, and a
@@ -155,6 +173,14 @@ const CLOSE_GRACE_MS = 1000;
 
 /** The default limit on a request message: 4 MiB. */
 export const DEFAULT_READ_MAX_BYTES = 4 << 20;
+
+/**
+ * The streams one connection may have open at once (HTTP/2's
+ * SETTINGS_MAX_CONCURRENT_STREAMS): each costs the server memory before
+ * any limit on calls applies. A client's further requests wait in its own
+ * HTTP/2 layer until a stream closes.
+ */
+const MAX_STREAMS_PER_CONN = 100;
 
 /**
  * Serves a worker until closed.
@@ -185,25 +211,44 @@ export async function serveWorker(
 ): Promise<WorkerServer> {
   const token = resolveToken(options.token, options.env);
   const host = options.host ?? "127.0.0.1";
+  const settings = workerSettings();
+  const config: CallConfig = {
+    options,
+    limits: Object.freeze({ ...settings.limits, ...options.limits }),
+    inputs: options.inputs ?? settings.inputs,
+  };
   const shutdown = new AbortController();
   const stats = { inFlight: 0, served: 0 };
+  const http2Options = {
+    settings: { ...HTTP2_SETTINGS, maxConcurrentStreams: MAX_STREAMS_PER_CONN },
+  };
+  const server = options.tls === undefined
+    ? http2.createServer(http2Options)
+    : http2.createSecureServer({ ...http2Options, ...options.tls });
+  const guard = new ConnectionGuard(server, config.limits);
+  const watcher = new RequestWatcher(
+    config.limits,
+    (session) => guard.refusal(session),
+  );
+  const checkToken = token === undefined ? undefined : tokenGate(token);
   const adapter = connectNodeAdapter({
-    routes: (router) => route(router, options, stats, shutdown.signal),
+    routes: (router) => route(router, config, stats, shutdown.signal),
     readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
     // No compression either way: tensor bytes hardly compress, and gzip of
     // a 64 MiB reply costs seconds of CPU, while Connect's default would
     // gzip every reply to a client that accepts it.
     acceptCompression: [],
     shutdownSignal: shutdown.signal,
-    requestGate: token === undefined ? undefined : tokenGate(token),
+    contextValues: (req) => watcher.contextValues(req),
+    // Before any request message is read: a connection over a cap, then
+    // the token.
+    requestGate: (context) => {
+      const refusal = context.values.get(REQUEST_WATCH)?.refusal;
+      if (refusal !== undefined) throw refusal;
+      checkToken?.(context);
+    },
   });
-  const server = options.tls === undefined
-    ? http2.createServer({ settings: HTTP2_SETTINGS }, adapter)
-    : http2.createSecureServer({
-      settings: HTTP2_SETTINGS,
-      cert: options.tls.cert,
-      key: options.tls.key,
-    }, adapter);
+  server.on("request", watcher.listener(adapter));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session: http2.ServerHttp2Session) => {
     sessions.add(session);
@@ -228,8 +273,10 @@ export async function serveWorker(
       shutdown.abort(
         new ConnectError("the worker is closing", Code.Unavailable),
       );
-      // 2. No new connections; each open one ends when its calls have
-      // sent their status (GOAWAY), or is cut at the grace period's end.
+      // 2. No new connections, no more deadlines; each open connection
+      // ends when its calls have sent their status (GOAWAY), or is cut at
+      // the grace period's end; one still in its handshake is cut now.
+      guard.close();
       const grace = setTimeout(() => {
         for (const session of sessions) session.destroy();
       }, CLOSE_GRACE_MS);
@@ -244,6 +291,7 @@ export async function serveWorker(
   return {
     addr: formatHostPort(host, port),
     tls: options.tls !== undefined,
+    limits: config.limits,
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -252,19 +300,27 @@ export async function serveWorker(
 /** Binds the service's methods to the handler. */
 function route(
   router: ConnectRouter,
-  options: ServeWorkerOptions,
+  config: CallConfig,
   stats: { inFlight: number; served: number },
   shutdown: AbortSignal,
 ): void {
   router.service(WorkerService, {
     async *call(requests, context): AsyncGenerator<CallResponse> {
+      // Refused before any message is read: nothing of it is buffered.
+      if (stats.inFlight >= config.limits.maxCalls) {
+        throw tooManyCalls(config.limits);
+      }
       stats.inFlight++;
+      const watch = context.values.get(REQUEST_WATCH);
+      const signal = watch === undefined
+        ? context.signal
+        : AbortSignal.any([context.signal, watch.signal]);
       try {
-        yield* serveCall(requests, context.signal, options);
+        yield* serveCall(requests, signal, config);
       } catch (error) {
         // A call cut short by closing ends with the closing status, whatever
         // its handler threw on the way out.
-        throw shutdown.aborted ? shutdown.reason : statusOf(error);
+        throw shutdown.aborted ? shutdown.reason : statusOf(error, config);
       } finally {
         stats.inFlight--;
         stats.served++;
@@ -278,93 +334,4 @@ function route(
       });
     },
   });
-}
-
-/**
- * One call: acknowledge its header, read the whole request, run the
- * handler, stream the reply.
- */
-async function* serveCall(
-  requests: AsyncIterable<CallRequest>,
-  signal: AbortSignal,
-  options: ServeWorkerOptions,
-): AsyncGenerator<CallResponse> {
-  const assembler = new TensorAssembler({ maxBytes: options.maxCallBytes });
-  let header: CallRequest["header"];
-  for await (const request of decoded(requests)) {
-    if (header === undefined) {
-      header = request.header;
-      if (header === undefined) {
-        throw malformed("the first message has no call header");
-      }
-      // The acknowledgement: the caller sees the reply stream begin long
-      // before it ends. Under Deno's node:http2, a client that starts
-      // reading a response only after the stream has closed gets "Premature
-      // close" instead of the reply, and Connect's client starts reading a
-      // few ticks after the response headers arrive.
-      yield create(CallResponseSchema, { requestId: header.requestId });
-    } else if (request.header !== undefined) {
-      throw malformed("a call header after the first message");
-    }
-    for (const part of request.parts) assembler.push(part);
-  }
-  if (header === undefined) throw malformed("the call sent no message");
-  const { requestId, endpoint } = header;
-  const reply = await options.handler(endpoint, assembler.finish(), {
-    requestId,
-    signal,
-  });
-  const entries = namedTensorEntries(reply);
-  await readBack(entries.map(([, tensor]) => tensor));
-  for (const parts of encodeTensorParts(entries, options)) {
-    yield create(CallResponseSchema, { parts });
-  }
-}
-
-/**
- * The request messages, with a message that does not decode refused as
- * `invalid_argument` (Connect says `internal`, but the fault is the
- * caller's); other errors (size, connection) pass unchanged.
- */
-async function* decoded(
-  requests: AsyncIterable<CallRequest>,
-): AsyncGenerator<CallRequest> {
-  const it = requests[Symbol.asyncIterator]();
-  for (;;) {
-    let next: IteratorResult<CallRequest>;
-    try {
-      next = await it.next();
-    } catch (error) {
-      const e = ConnectError.from(error);
-      if (e.code !== Code.Internal) throw error;
-      throw malformed(`a request message does not decode: ${e.rawMessage}`);
-    }
-    if (next.done) return;
-    yield next.value;
-  }
-}
-
-function malformed(detail: string): ConnectError {
-  return new ConnectError(detail, Code.InvalidArgument);
-}
-
-/** The status a failed call ends with. */
-function statusOf(error: unknown): ConnectError {
-  if (error instanceof ConnectError) return error;
-  if (error instanceof TensorStreamError) {
-    return new ConnectError(
-      error.message,
-      error.problem === "too_large"
-        ? Code.ResourceExhausted
-        : Code.InvalidArgument,
-    );
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ConnectError(
-    printable(message),
-    Code.Unknown,
-    undefined,
-    undefined,
-    error,
-  );
 }

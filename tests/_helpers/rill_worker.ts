@@ -23,6 +23,7 @@ export interface RillWorker {
  * @param workerPb The worker program.
  * @param listenTimeoutMs How long it may take to print its address.
  * @param stderr Where its standard error goes.
+ * @param flags More flags for the worker command (`--max-calls 2`).
  * @returns The process and its address; the process is killed if no
  * address comes.
  */
@@ -30,6 +31,7 @@ export async function startRillWorker(
   workerPb: string,
   listenTimeoutMs = 30_000,
   stderr: "null" | "inherit" = "null",
+  flags: readonly string[] = [],
 ): Promise<RillWorker> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -41,6 +43,7 @@ export async function startRillWorker(
       workerPb,
       "--listen",
       "127.0.0.1:0",
+      ...flags,
     ],
     cwd: ROOT,
     stdin: "null",

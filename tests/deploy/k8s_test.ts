@@ -36,6 +36,7 @@ import {
   RoleBinding,
 } from "npm:kubernetes-models@5.1.0/rbac.authorization.k8s.io/v1";
 import { readProgramFile } from "../../runtime/format/program_file.ts";
+import { parseWorkerLimits } from "../../runtime/cluster/worker_limits.ts";
 import { ROOT, runRill } from "../_helpers/rill_process.ts";
 import { withTempDir } from "../_helpers/with_temp_dir.ts";
 
@@ -202,6 +203,18 @@ function flagValue(words: readonly string[], flag: string): string {
   return word.slice(flag.length + 1);
 }
 
+/** A Kubernetes quantity of bytes (`1Gi`, `512Mi`, `1G`, `4096`). */
+function quantityBytes(quantity: string | number): number {
+  const match = /^(\d+)([KMGT]i?)?$/.exec(String(quantity));
+  assert(match !== null, `memory quantity ${quantity}`);
+  const powers = "KMGT";
+  const unit = match![2];
+  const scale = unit === undefined
+    ? 1
+    : (unit.endsWith("i") ? 1024 : 1000) ** (powers.indexOf(unit[0]) + 1);
+  return Number(match![1]) * scale;
+}
+
 /** The workers' StatefulSet. */
 function statefulSet(): IStatefulSet {
   return only("apps/v1 StatefulSet");
@@ -316,6 +329,26 @@ Deno.test("the worker serves its program on the container port named rill, probe
   assert(
     probe === "rill" || probe === rill.containerPort,
     `readiness probe port ${probe}`,
+  );
+});
+
+Deno.test("the worker pods' memory limit is twice what the worker's calls may hold", () => {
+  const worker = onlyContainer(workerSpec(), "worker");
+  const memory = quantityBytes(
+    present(worker.resources?.limits?.memory, "worker memory limit"),
+  );
+  // The limit flags the container gives (`--max-calls N`), else defaults.
+  const args = worker.args ?? [];
+  const flags: Record<string, string> = {};
+  for (let i = 0; i + 1 < args.length; i++) {
+    if (args[i].startsWith("--")) flags[args[i].slice(2)] = args[i + 1];
+  }
+  const { maxCalls, maxCallBytes } = parseWorkerLimits(flags);
+  // Half for the calls' tensors, half for their replies, the parameters
+  // and Deno: the comment in workers.yaml says so.
+  assert(
+    2 * maxCalls * maxCallBytes <= Number(memory),
+    `${maxCalls} calls of ${maxCallBytes} bytes in ${memory} bytes`,
   );
 });
 

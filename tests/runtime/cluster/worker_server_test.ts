@@ -118,6 +118,7 @@ Deno.test("serveWorker() serves many calls at once", async () => {
   const allArrived = new Promise<void>((resolve) => release = resolve);
   await using server = await serveWorker({
     token: "",
+    limits: { maxCalls: n },
     handler: async (_endpoint, tensors) => {
       // Each call waits for all the others: only concurrent serving ends.
       if (++arrived === n) release();
@@ -240,7 +241,7 @@ Deno.test("serveWorker() refuses a call over maxCallBytes with resource_exhauste
   await using server = await serveWorker({
     handler: testHandler,
     token: "",
-    maxCallBytes: 1 << 20,
+    limits: { maxCallBytes: 1 << 20 },
   });
   using client = connectWorker(server.addr, { token: "", timeoutMs: 5_000 });
   const e = await failure(() =>

@@ -1,0 +1,214 @@
+// The worker command's limits and input checks: README.md and --help list
+// every limit flag with its default, read from the one table; a bad limit
+// flag is one `error:` line (exit 1) before anything is read, a limit flag
+// given to another command is an error, and a worker process serving a transpiled
+// Paddle model refuses a tensor its program does not declare (another
+// dtype, shape or name) and one over --max-call-bytes, each with a message
+// naming the tensor and what was expected, while it serves a right one.
+// The process is killed and the directory removed at the end.
+
+import { assertEquals, assertStringIncludes } from "@std/assert";
+import { join } from "@std/path";
+import { Code } from "@connectrpc/connect";
+import { Tensor } from "../../../kernels/tensor.ts";
+import { listenAndDo, Program, scale } from "../../../mod.ts";
+import { runCli } from "../../../runtime/cli/cli.ts";
+import { connectWorker } from "../../../runtime/cluster/worker_client.ts";
+import { WorkerCallError } from "../../../runtime/cluster/worker_call_error.ts";
+import {
+  DEFAULT_WORKER_LIMITS,
+  formatLimit,
+  WORKER_LIMIT_FLAGS,
+} from "../../../runtime/cluster/worker_limits.ts";
+import { workerSettings } from "../../../runtime/cluster/worker_settings.ts";
+import { RPC_ENDPOINT } from "../../../runtime/ops/rpc.ts";
+import { transpileFiles } from "../../../runtime/transpile/transpile_files.ts";
+import { ROOT } from "../../_helpers/rill_process.ts";
+import {
+  startRillWorker,
+  stopRillWorkers,
+} from "../../_helpers/rill_worker.ts";
+import { within } from "../../_helpers/within.ts";
+import { withTempDir } from "../../_helpers/with_temp_dir.ts";
+
+const MLP = `${ROOT}tests/data/paddle_models/recognize_digits_mlp`;
+
+/** Runs the CLI in this process; returns its exit code and stderr. */
+async function cli(args: string[]): Promise<[number, string]> {
+  let stderr = "";
+  const { code } = await runCli(args, {
+    stdout: () => {},
+    stderr: (text) => stderr += text,
+  });
+  return [code, stderr];
+}
+
+Deno.test("README.md and --help list every limit flag with its default", async () => {
+  const readme = Deno.readTextFileSync(join(ROOT, "README.md"))
+    .replace(/\s+/g, " ");
+  let help = "";
+  await runCli(["--help"], { stdout: (t) => help += t, stderr: () => {} });
+  help = help.replace(/\s+/g, " ");
+  for (const { flag, field, unit } of WORKER_LIMIT_FLAGS) {
+    const value = formatLimit(unit, DEFAULT_WORKER_LIMITS[field]);
+    assertStringIncludes(readme, `\`--${flag} `);
+    const listed = new RegExp(
+      `\`--${flag} [A-Z]+\` \\(default \`${value}\`\\)`,
+    );
+    assertEquals(listed.test(readme), true, `README.md: --${flag} ${value}`);
+    assertStringIncludes(help, `--${flag} `);
+    assertEquals(
+      new RegExp(`--${flag} [A-Z]+ worker: [^(]*\\(default ${value}\\)`).test(
+        help,
+      ),
+      true,
+      `--help: --${flag} ${value}`,
+    );
+  }
+});
+
+Deno.test("the worker command refuses a bad limit flag with one error line, before reading anything", async () => {
+  const worker = ["worker", "missing.pb", "--listen", "127.0.0.1:0"];
+  const cases: [string[], string][] = [
+    [["--max-calls", "0"], '--max-calls: "0" is not a whole number from 1'],
+    [["--max-conns", "1.5"], '--max-conns: "1.5" is not a whole number from 1'],
+    [
+      ["--call-timeout", "10"],
+      '--call-timeout: "10" is not a duration (500ms, 30s, 1.5m, 2h)',
+    ],
+    [["--idle-timeout", "0s"], '--idle-timeout: "0s" is shorter than 1ms'],
+    [["--read-timeout", "600h"], '--read-timeout: "600h" is longer than 596h'],
+    [
+      ["--max-call-bytes", "12MB"],
+      '--max-call-bytes: "12MB" is not a size (4096, 512KiB, 128MiB, 1GiB)',
+    ],
+    [
+      ["--max-conns-per-client"],
+      'flag "--max-conns-per-client" needs a value (see --help)',
+    ],
+  ];
+  for (const [flags, message] of cases) {
+    assertEquals(await cli([...worker, ...flags]), [1, `error: ${message}\n`]);
+  }
+  assertEquals(await cli(["dump", "missing.pb", "--max-calls", "2"]), [
+    1,
+    "error: --max-calls: only the worker command takes it\n",
+  ]);
+  assertEquals(await cli(["missing.pb", "--call-timeout", "1s"]), [
+    1,
+    "error: --call-timeout: only the worker command takes it\n",
+  ]);
+});
+
+Deno.test("a worker process refuses tensors its program does not declare and calls over --max-call-bytes, naming what was expected", async () => {
+  await withTempDir(async (dir) => {
+    const files = await transpileFiles(MLP, `${dir}/out`);
+    const worker = await startRillWorker(files.worker, 30_000, "null", [
+      "--max-call-bytes",
+      "4KiB",
+    ]);
+    try {
+      using client = connectWorker(worker.addr, {
+        token: "",
+        timeoutMs: 20_000,
+      });
+      const refused = async (
+        endpoint: string,
+        input: Record<string, Tensor>,
+      ): Promise<WorkerCallError> => {
+        const error = await within(
+          20_000,
+          client.call(endpoint, input).then(() => undefined, (e) => e),
+        );
+        if (!(error instanceof WorkerCallError)) {
+          throw new Error(`served, not refused: ${error}`);
+        }
+        return error;
+      };
+      const img = 'variable "img" is declared float32 [-1, 1, 28, 28]';
+      const wrongDtype = await refused(RPC_ENDPOINT, {
+        input: Tensor.zeros([1, 1, 28, 28], "int64"),
+      });
+      assertEquals([wrongDtype.code, wrongDtype.detail], [
+        Code.InvalidArgument,
+        `tensor "input": ${img}, the call sends int64 [1, 1, 28, 28]`,
+      ]);
+      const wrongShape = await refused(RPC_ENDPOINT, {
+        input: Tensor.zeros([1, 784], "float32"),
+      });
+      assertEquals(
+        wrongShape.detail,
+        `tensor "input": ${img}, the call sends float32 [1, 784]`,
+      );
+      const unknown = await refused(RPC_ENDPOINT, {
+        img: Tensor.zeros([1, 1, 28, 28], "float32"),
+      });
+      assertEquals(
+        unknown.detail,
+        'tensor "img": endpoint "listen_and_do" takes only "input"',
+      );
+      const tooBig = await refused(RPC_ENDPOINT, {
+        input: Tensor.zeros([2, 1, 28, 28], "float32"),
+      });
+      assertEquals([tooBig.code, tooBig.limit], [
+        Code.ResourceExhausted,
+        "max-call-bytes",
+      ]);
+      assertStringIncludes(tooBig.detail, "(--max-call-bytes 4KiB)");
+      const reply = await client.call(RPC_ENDPOINT, {
+        input: Tensor.zeros([1, 1, 28, 28], "float32"),
+      });
+      assertEquals(reply.get("output")?.shape, [1, 10]);
+    } finally {
+      await stopRillWorkers([worker]);
+    }
+  });
+});
+
+Deno.test("the worker command serves with its flags and its program's inputs, and puts the defaults back after", async () => {
+  await withTempDir(async (dir) => {
+    const program = new Program();
+    program.guard(() =>
+      listenAndDo((input) => scale(input, { scale: 2 }), { maxRequests: 1 })
+    );
+    await program.save(`${dir}/worker.pb`);
+    const listening = Promise.withResolvers<string>();
+    const run = runCli([
+      "worker",
+      `${dir}/worker.pb`,
+      "--listen",
+      "127.0.0.1:0",
+      "--max-calls",
+      "3",
+    ], {
+      stdout: (line) => {
+        const addr = /^listening on (\S+)/.exec(line)?.[1];
+        if (addr !== undefined) listening.resolve(addr);
+      },
+      stderr: (text) => listening.reject(new Error(text)),
+    });
+    run.catch(listening.reject);
+    const addr = await within(20_000, listening.promise);
+    assertEquals(workerSettings().limits.maxCalls, 3);
+    using client = connectWorker(addr, { token: "", timeoutMs: 20_000 });
+    const wrong = await within(
+      20_000,
+      client.call(RPC_ENDPOINT, { input: Tensor.zeros([2], "int64") })
+        .then(() => undefined, (e) => e),
+    );
+    if (!(wrong instanceof WorkerCallError)) {
+      throw new Error(`served: ${wrong}`);
+    }
+    assertEquals([wrong.code, wrong.detail], [
+      Code.InvalidArgument,
+      'tensor "input": variable "input" is declared float32, the call sends int64 [2]',
+    ]);
+    // A refused call never reaches the program: max_requests is still 1.
+    const x = Tensor.fromArray([1.5, -2], "float32");
+    const reply = await client.call(RPC_ENDPOINT, { input: x });
+    assertEquals(reply.get("output")?.toNested(), [3, -4]);
+    assertEquals(await within(20_000, run), { code: 0 });
+    assertEquals(workerSettings().limits, DEFAULT_WORKER_LIMITS);
+    assertEquals(workerSettings().inputs, undefined);
+  });
+});
