@@ -9,44 +9,25 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
-import { parseWorkerAddrs } from "../cluster/worker_addrs.ts";
-import {
-  declarationIn,
-  type DeclaredInput,
-  WorkerInputs,
-} from "../cluster/worker_inputs.ts";
-import {
-  DEFAULT_WORKER_LIMITS,
-  formatLimit,
-  parseWorkerLimits,
-  WORKER_LIMIT_FLAGS,
-} from "../cluster/worker_limits.ts";
-import { useWorkerSettings } from "../cluster/worker_settings.ts";
-import type { DeviceName } from "../run/device_choice.ts";
-import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
-import type { Tensor } from "../../kernels/tensor.ts";
 import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { dumpProgram } from "../build/dump.ts";
-import { fileErrorReason } from "../core/file_error.ts";
 import { printable, ProgramError } from "../core/errors.ts";
-import { Executor } from "../run/executor.ts";
-import { explainPlan, MAX_WORKERS } from "../run/run_plan.ts";
-import { formatValue } from "../ops/print.ts";
-import { OPS } from "../ops/mod.ts";
-import { RPC_ENDPOINT } from "../ops/rpc.ts";
-import { readAttrs } from "../core/attr_read.ts";
-import { fetchTargets } from "../run/feed_binding.ts";
-import { findModelFiles, isDirectory, loadModel } from "../format/model_dir.ts";
+import { findModelFiles, isDirectory } from "../format/model_dir.ts";
 import { readProgramFile } from "../format/program_file.ts";
-import type { Value } from "../core/value.ts";
-import { varKindOf } from "../core/var_info.ts";
-import { typeName } from "../core/dtype_codes.ts";
+import { transpileFiles } from "../transpile/transpile_files.ts";
 import {
-  transpileFiles,
-  WORKER_PARAMS_FILE,
-} from "../transpile/transpile_files.ts";
+  type CliIO,
+  type CliResult,
+  type Flags,
+  parseCommandLine,
+  positiveInt,
+} from "./_command_line.ts";
+import { runProgram } from "./run_command.ts";
+import {
+  refuseWorkerFlags,
+  serveWorkerProgram,
+  workerLimitUsage,
+} from "./worker_command.ts";
 
 const USAGE =
   `Rill runs Fluid-style concurrent programs (ProgramDesc protobufs).
@@ -103,73 +84,7 @@ ${workerLimitUsage()}  --all-attrs        dump: also shows the bookkeeping Paddl
 Exit codes: 0 success, 1 invalid input or usage, 2 panic or deadlock.
 `;
 
-/** What a CLI run ends with. */
-export interface CliResult {
-  /** The process exit code. */
-  code: 0 | 1 | 2;
-}
-
-/** Where the CLI writes; tests capture both. */
-export interface CliIO {
-  /** Program output and fetched values. */
-  stdout(line: string): void;
-  /** `error:`, `panic:` and deadlock reports. */
-  stderr(text: string): void;
-}
-
-function positiveInt(
-  flag: string,
-  text: string | undefined,
-  fallback: number,
-): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < (flag === "--seed" ? 0 : 1)) {
-    throw new ProgramError(`${flag}: "${text}" is not a valid number`);
-  }
-  return n;
-}
-
-function splitPair(flag: string, text: string): [string, string | undefined] {
-  const eq = text.indexOf("=");
-  if (eq === 0) throw new ProgramError(`${flag}: "${text}" names no variable`);
-  return eq < 0 ? [text, undefined] : [text.slice(0, eq), text.slice(eq + 1)];
-}
-
-// The --feed flags, each name given once: a repeated name would have one
-// flag silently override the other.
-function feedFlags(flags: string[] | undefined): string[] {
-  const seen = new Set<string>();
-  for (const flag of flags ?? []) {
-    const [name] = splitPair("--feed", flag);
-    if (seen.has(name)) {
-      throw new ProgramError(`--feed ${name}: given more than once`);
-    }
-    seen.add(name);
-  }
-  return flags ?? [];
-}
-
-async function readFeed(text: string): Promise<[string, Tensor]> {
-  const [name, file] = splitPair("--feed", text);
-  if (file === undefined || file === "") {
-    throw new ProgramError(`--feed: "${text}" should be name=file.npy`);
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(file);
-  } catch (e) {
-    const why = fileErrorReason(e);
-    throw new ProgramError(`--feed ${name}: cannot read "${file}": ${why}`);
-  }
-  try {
-    return [name, decodeNpy(bytes)];
-  } catch (e) {
-    throw new ProgramError(
-      `--feed ${name}: "${file}": ${(e as Error).message}`,
-    );
-  }
-}
+export type { CliIO, CliResult };
 
 /**
  * Runs the CLI on `args`; never throws for user errors and never exits the
@@ -211,17 +126,6 @@ export async function runCli(
   }
 }
 
-/** node:util's parseArgs message, in Rill's words where it has some. */
-function usageProblem(message: string): string {
-  const flag = /^Unknown option '([^']*)'/.exec(message)?.[1];
-  if (flag !== undefined) return `unknown flag "${flag}"`;
-  const missing = /^Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(
-    message,
-  )?.[1];
-  if (missing !== undefined) return `flag "${missing}" needs a value`;
-  return message.split("\n")[0].replace(/\.$/, "");
-}
-
 /** The stderr text of a run that ended in a panic or a deadlock (§4–5). */
 function crashReport(e: Panic | Deadlock): string {
   if (e instanceof Deadlock) return `${printable(e.message)}\n\n${e.dump}\n`;
@@ -229,39 +133,6 @@ function crashReport(e: Panic | Deadlock): string {
   const dump = e.dump === "" ? "" : `\n\n${e.dump}`;
   return `panic: ${printable(e.message)}${at}${dump}\n`;
 }
-
-// The command line's flags and positionals, or a usage error.
-function parseCommandLine(args: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        workers: { type: "string" },
-        device: { type: "string" },
-        explain: { type: "boolean" },
-        seed: { type: "string" },
-        feed: { type: "string", multiple: true },
-        fetch: { type: "string", multiple: true },
-        params: { type: "string" },
-        "worker-addrs": { type: "string" },
-        "all-attrs": { type: "boolean" },
-        "out-dir": { type: "string" },
-        "label-selector": { type: "string" },
-        port: { type: "string" },
-        listen: { type: "string" },
-        ...WORKER_LIMIT_OPTIONS,
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (e) {
-    throw new ProgramError(
-      `${usageProblem((e as Error).message)} (see --help)`,
-    );
-  }
-}
-
-type Flags = ReturnType<typeof parseCommandLine>["values"];
 
 async function runCommand(
   args: readonly string[],
@@ -335,249 +206,4 @@ async function transpileCommand(
     port,
   });
   return { code: 0 };
-}
-
-// Runs a program or model directory with the run's flags: everything the
-// flags name is checked before anything runs.
-async function runProgram(
-  path: string,
-  values: Flags,
-  io: CliIO,
-): Promise<CliResult> {
-  const { device, workers, seed } = runSettings(values);
-  const feeds = Object.fromEntries(
-    await Promise.all(feedFlags(values.feed).map(readFeed)),
-  );
-  const model = await loadModel(path, { params: values.params });
-  const fetches = fetchList(model.desc, values.fetch);
-  await checkWritable(fetches);
-  const workerAddrs = values["worker-addrs"];
-  if (workerAddrs !== undefined) {
-    parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
-  }
-  const executor = new Executor({
-    device,
-    cluster: { workerAddrs },
-    seed,
-    print: (l) => io.stdout(l + "\n"),
-    workers,
-  });
-  const { fetched, plan } = await executor.run(model, {
-    file: model.file,
-    feeds,
-    fetch: fetches.map(([name]) => name),
-  });
-  if (values.explain) io.stderr(explainPlan(plan));
-  await writeFetches(fetches, fetched, io);
-  return { code: 0 };
-}
-
-// The device, worker count and seed the flags ask for.
-function runSettings(
-  values: Flags,
-): { device: DeviceName; workers: number | "auto"; seed: number } {
-  const device = values.device ?? "auto";
-  if (device !== "auto" && device !== "webgpu" && device !== "cpu") {
-    throw new ProgramError(
-      `--device: "${device}" is not one of auto, webgpu, cpu`,
-    );
-  }
-  // Without --workers the run plan decides (planRun: every core, or one
-  // for --device webgpu).
-  const workers = values.workers === undefined
-    ? "auto"
-    : positiveInt("--workers", values.workers, 1);
-  if (workers !== "auto" && workers > MAX_WORKERS) {
-    throw new ProgramError(
-      `--workers: "${values.workers}" is more than ${MAX_WORKERS}`,
-    );
-  }
-  return { device, workers, seed: positiveInt("--seed", values.seed, 1) };
-}
-
-// What to fetch, each with the file to write it to (or none: print it):
-// the --fetch flags, else the variables the program's fetch ops read. A
-// fetch into a file needs a tensor; say so before anything runs.
-function fetchList(
-  program: ProgramDesc,
-  flags: string[] | undefined,
-): [string, string | undefined][] {
-  const fetches = flags === undefined
-    ? fetchTargets(program).map((name): [string, undefined] => [
-      name,
-      undefined,
-    ])
-    : flags.map((f) => splitPair("--fetch", f));
-  const main = program.blocks[0];
-  for (const [name, path] of fetches) {
-    const desc = main?.vars.find((v) => v.name === name);
-    if (
-      path !== undefined && desc !== undefined && varKindOf(desc) !== "tensor"
-    ) {
-      // "other" says nothing: name the declared type (FEED_MINIBATCH, …).
-      const kind = varKindOf(desc);
-      const declared = kind === "other" ? typeName(desc.type!.type) : kind;
-      throw new ProgramError(
-        `--fetch ${name}: declared ${declared}, not a tensor to write to "${path}"`,
-      );
-    }
-  }
-  return fetches;
-}
-
-// Every file a fetch writes can be written, checked before anything runs
-// (exit 1 means nothing ran): the file is opened for writing, and removed
-// again when it did not exist before.
-async function checkWritable(
-  fetches: [string, string | undefined][],
-): Promise<void> {
-  for (const [name, path] of fetches) {
-    if (path === undefined) continue;
-    const existed = await Deno.lstat(path).then(() => true, () => false);
-    try {
-      (await Deno.open(path, { write: true, create: true })).close();
-      if (!existed) await Deno.remove(path);
-    } catch (e) {
-      throw new ProgramError(
-        `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
-      );
-    }
-  }
-}
-
-// Prints each fetched value, or writes it to its .npy file. The run checked
-// each was written, and a file fetch is of a tensor variable.
-async function writeFetches(
-  fetches: [string, string | undefined][],
-  fetched: Record<string, Value>,
-  io: CliIO,
-): Promise<void> {
-  for (const [name, path] of fetches) {
-    const value = fetched[name];
-    if (path === undefined) {
-      io.stdout(`${name} ${formatValue(value)}\n`);
-      continue;
-    }
-    try {
-      await Deno.writeFile(path, encodeNpy(value as Tensor));
-    } catch (e) {
-      throw new ProgramError(
-        `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
-      );
-    }
-  }
-}
-
-// The worker command: runs a worker program, its parameters read from
-// worker.pdiparams beside it when that exists, with --listen as the
-// address its listen_and_do serves at (and self_addr returns). The server
-// that listen_and_do starts takes the limit flags and refuses any tensor
-// the program's listen_and_do ops do not declare (worker_settings.ts says
-// why these travel process-wide). The flags are checked first: a bad one
-// is an error before anything is read.
-async function serveWorkerProgram(
-  path: string,
-  values: Flags,
-  io: CliIO,
-): Promise<CliResult> {
-  const listen = values.listen!;
-  const limits = parseWorkerLimits(limitFlags(values));
-  const slash = path.lastIndexOf("/");
-  const params = `${path.slice(0, slash + 1)}${WORKER_PARAMS_FILE}`;
-  const hasParams = await Deno.stat(params).then((s) => s.isFile, () => false);
-  const model = await loadModel(path, {
-    params: hasParams ? params : undefined,
-  });
-  const executor = new Executor({
-    device: "cpu",
-    cluster: { selfAddr: listen },
-    print: (l) => io.stdout(l + "\n"),
-  });
-  using _settings = useWorkerSettings({
-    limits,
-    inputs: listenAndDoInputs(model.desc),
-  });
-  await executor.run(model, { file: model.file });
-  return { code: 0 };
-}
-
-// The tensor a `send` carries: runtime/ops/rpc.ts's INPUT_TENSOR, which
-// that module does not export. tests/runtime/cli/cli_worker_test.ts and
-// tests/runtime/transpile/transpile_cli_test.ts check that a worker
-// refuses nothing a master sends.
-const RPC_INPUT_TENSOR = "input";
-
-// What the program's listen_and_do ops take: on their endpoint, the tensor
-// "input" fitting each op's input_var, declared in its sub_block or an
-// ancestor (the program is validated, so it is declared). Read with the
-// op's own schema: the op table is the one list of its attributes.
-function listenAndDoInputs(desc: ProgramDesc): WorkerInputs {
-  const schema = OPS.get("listen_and_do")!.attrs;
-  const inputs: DeclaredInput[] = [];
-  for (const block of desc.blocks) {
-    for (const op of block.ops) {
-      if (op.type !== "listen_and_do") continue;
-      const attrs = readAttrs(schema, op.attrs);
-      const sub = attrs.sub_block as number;
-      const variable = declarationIn(desc, sub, attrs.input_var as string);
-      if (variable !== undefined) {
-        inputs.push({ tensor: RPC_INPUT_TENSOR, variable });
-      }
-    }
-  }
-  return new WorkerInputs(inputs.length === 0 ? [] : [[RPC_ENDPOINT, inputs]]);
-}
-
-// The limit flags of the worker command, for parseArgs.
-const WORKER_LIMIT_OPTIONS = Object.fromEntries(
-  WORKER_LIMIT_FLAGS.map(({ flag }) => [flag, { type: "string" as const }]),
-);
-
-// The limit flags' values, by flag name; undefined for one not given.
-function limitFlags(values: Flags): Record<string, string | undefined> {
-  const given = values as Record<string, unknown>;
-  return Object.fromEntries(
-    WORKER_LIMIT_FLAGS.map(({ flag }) => [flag, given[flag] as string]),
-  );
-}
-
-// A limit flag given to a command other than worker.
-function refuseWorkerFlags(values: Flags): void {
-  const flags = limitFlags(values);
-  const given = WORKER_LIMIT_FLAGS.find(({ flag }) =>
-    flags[flag] !== undefined
-  );
-  if (given !== undefined) {
-    throw new ProgramError(`--${given.flag}: only the worker command takes it`);
-  }
-}
-
-// The usage lines of the limit flags, each with its default, read from
-// the table of limits; the text wraps at 78 columns, indented as above.
-function workerLimitUsage(): string {
-  const metavar = { count: "N", bytes: "SIZE", duration: "D" } as const;
-  const indent = " ".repeat(21);
-  const lines = WORKER_LIMIT_FLAGS.map(({ flag, field, unit, summary }) => {
-    const name = `  --${flag} ${metavar[unit]}`;
-    const value = formatLimit(unit, DEFAULT_WORKER_LIMITS[field]);
-    const text = wrap(`worker: ${summary} (default ${value})`, 78 - 21);
-    const first = name.length < 20 ? name.padEnd(21) : `${name}\n${indent}`;
-    return first + text.join(`\n${indent}`);
-  });
-  lines.push(`${indent}(D: 500ms, 30s, 1.5m, 2h; SIZE: 4096, 512KiB, 1GiB)`);
-  return lines.join("\n") + "\n";
-}
-
-// Words into lines of at most `width` characters.
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const word of text.split(" ")) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last].length + 1 + word.length <= width) {
-      lines[last] += ` ${word}`;
-    } else {
-      lines.push(word);
-    }
-  }
-  return lines;
 }

@@ -46,8 +46,18 @@ import {
 /** The endpoint `send` calls and `listen_and_do` serves. */
 export const RPC_ENDPOINT = "listen_and_do";
 
-/** The name of the tensor a call carries. */
-const INPUT_TENSOR = "input";
+/**
+ * The name of the tensor a call carries.
+ *
+ * @example Usage
+ * ```ts
+ * import { RPC_INPUT_TENSOR } from "./rpc.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(RPC_INPUT_TENSOR, "input");
+ * ```
+ */
+export const RPC_INPUT_TENSOR = "input";
 /** The name of the tensor a reply carries. */
 const OUTPUT_TENSOR = "output";
 
@@ -107,7 +117,7 @@ async function callWorker(
   }
   open.inFlight++;
   try {
-    const reply = await open.client.call(RPC_ENDPOINT, { [INPUT_TENSOR]: x });
+    const reply = await open.client.call(RPC_ENDPOINT, { [RPC_INPUT_TENSOR]: x });
     return onlyTensor(reply, `the reply of worker ${addr}`);
   } finally {
     if (--open.inFlight === 0) {

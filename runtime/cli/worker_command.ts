@@ -1,0 +1,175 @@
+/**
+ * The `worker` command: serves a worker program with the limit flags, and
+ * checks that no other command is given them.
+ *
+ * @module
+ */
+import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
+import {
+  declarationIn,
+  type DeclaredInput,
+  WorkerInputs,
+} from "../cluster/worker_inputs.ts";
+import {
+  DEFAULT_WORKER_LIMITS,
+  formatLimit,
+  parseWorkerLimits,
+  WORKER_LIMIT_FLAGS,
+} from "../cluster/worker_limits.ts";
+import { useWorkerSettings } from "../cluster/worker_settings.ts";
+import { readAttrs } from "../core/attr_read.ts";
+import { ProgramError } from "../core/errors.ts";
+import { loadModel } from "../format/model_dir.ts";
+import { OPS } from "../ops/mod.ts";
+import { RPC_ENDPOINT, RPC_INPUT_TENSOR } from "../ops/rpc.ts";
+import { Executor } from "../run/executor.ts";
+import { WORKER_PARAMS_FILE } from "../transpile/transpile_files.ts";
+import type { CliIO, CliResult, Flags } from "./_command_line.ts";
+
+/**
+ * The worker command: runs a worker program, its parameters read from
+ * worker.pdiparams beside it when that exists, with --listen as the
+ * address its listen_and_do serves at (and self_addr returns). The server
+ * that listen_and_do starts takes the limit flags and refuses any tensor
+ * the program's listen_and_do ops do not declare (worker_settings.ts says
+ * why these travel process-wide). The flags are checked first: a bad one
+ * is an error before anything is read.
+ *
+ * @param path The worker program.
+ * @param values The command line's flags (`--listen` given).
+ * @param io Where the program prints.
+ * @returns Exit 0 once the program ends.
+ *
+ * @example Usage
+ * ```ts
+ * import { serveWorkerProgram } from "./worker_command.ts";
+ * import { parseCommandLine } from "./_command_line.ts";
+ * import { assertRejects } from "@std/assert";
+ *
+ * const { values } = parseCommandLine(["--listen", "127.0.0.1:0", "--max-calls", "0"]);
+ * const io = { stdout: () => {}, stderr: () => {} };
+ * await assertRejects(() => serveWorkerProgram("missing.pb", values, io));
+ * ```
+ */
+export async function serveWorkerProgram(
+  path: string,
+  values: Flags,
+  io: CliIO,
+): Promise<CliResult> {
+  const listen = values.listen!;
+  const limits = parseWorkerLimits(limitFlags(values));
+  const slash = path.lastIndexOf("/");
+  const params = `${path.slice(0, slash + 1)}${WORKER_PARAMS_FILE}`;
+  const hasParams = await Deno.stat(params).then((s) => s.isFile, () => false);
+  const model = await loadModel(path, {
+    params: hasParams ? params : undefined,
+  });
+  const executor = new Executor({
+    device: "cpu",
+    cluster: { selfAddr: listen },
+    print: (l) => io.stdout(l + "\n"),
+  });
+  using _settings = useWorkerSettings({
+    limits,
+    inputs: listenAndDoInputs(model.desc),
+  });
+  await executor.run(model, { file: model.file });
+  return { code: 0 };
+}
+
+// What the program's listen_and_do ops take: on their endpoint, the tensor
+// "input" fitting each op's input_var, declared in its sub_block or an
+// ancestor (the program is validated, so it is declared). Read with the
+// op's own schema: the op table is the one list of its attributes.
+function listenAndDoInputs(desc: ProgramDesc): WorkerInputs {
+  const schema = OPS.get("listen_and_do")!.attrs;
+  const inputs: DeclaredInput[] = [];
+  for (const block of desc.blocks) {
+    for (const op of block.ops) {
+      if (op.type !== "listen_and_do") continue;
+      const attrs = readAttrs(schema, op.attrs);
+      const sub = attrs.sub_block as number;
+      const variable = declarationIn(desc, sub, attrs.input_var as string);
+      if (variable !== undefined) {
+        inputs.push({ tensor: RPC_INPUT_TENSOR, variable });
+      }
+    }
+  }
+  return new WorkerInputs(inputs.length === 0 ? [] : [[RPC_ENDPOINT, inputs]]);
+}
+
+// The limit flags' values, by flag name; undefined for one not given.
+function limitFlags(values: Flags): Record<string, string | undefined> {
+  const given = values as Record<string, unknown>;
+  return Object.fromEntries(
+    WORKER_LIMIT_FLAGS.map(({ flag }) => [flag, given[flag] as string]),
+  );
+}
+
+/**
+ * Refuses a limit flag given to a command other than worker.
+ *
+ * @param values The command line's flags.
+ * @throws {ProgramError} Naming the first limit flag given.
+ *
+ * @example Usage
+ * ```ts
+ * import { refuseWorkerFlags } from "./worker_command.ts";
+ * import { parseCommandLine } from "./_command_line.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * const { values } = parseCommandLine(["p.pb", "--max-calls", "2"]);
+ * assertThrows(() => refuseWorkerFlags(values), Error, "only the worker command");
+ * ```
+ */
+export function refuseWorkerFlags(values: Flags): void {
+  const flags = limitFlags(values);
+  const given = WORKER_LIMIT_FLAGS.find(({ flag }) =>
+    flags[flag] !== undefined
+  );
+  if (given !== undefined) {
+    throw new ProgramError(`--${given.flag}: only the worker command takes it`);
+  }
+}
+
+/**
+ * The usage lines of the limit flags, each with its default, read from the
+ * table of limits; the text wraps at 78 columns, indented as `--help`'s.
+ *
+ * @returns The lines.
+ *
+ * @example Usage
+ * ```ts
+ * import { workerLimitUsage } from "./worker_command.ts";
+ * import { assertStringIncludes } from "@std/assert";
+ *
+ * assertStringIncludes(workerLimitUsage(), "--max-calls N");
+ * ```
+ */
+export function workerLimitUsage(): string {
+  const metavar = { count: "N", bytes: "SIZE", duration: "D" } as const;
+  const indent = " ".repeat(21);
+  const lines = WORKER_LIMIT_FLAGS.map(({ flag, field, unit, summary }) => {
+    const name = `  --${flag} ${metavar[unit]}`;
+    const value = formatLimit(unit, DEFAULT_WORKER_LIMITS[field]);
+    const text = wrap(`worker: ${summary} (default ${value})`, 78 - 21);
+    const first = name.length < 20 ? name.padEnd(21) : `${name}\n${indent}`;
+    return first + text.join(`\n${indent}`);
+  });
+  lines.push(`${indent}(D: 500ms, 30s, 1.5m, 2h; SIZE: 4096, 512KiB, 1GiB)`);
+  return lines.join("\n") + "\n";
+}
+
+// Words into lines of at most `width` characters.
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= width) {
+      lines[last] += ` ${word}`;
+    } else {
+      lines.push(word);
+    }
+  }
+  return lines;
+}
