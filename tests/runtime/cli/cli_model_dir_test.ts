@@ -113,8 +113,9 @@ Deno.test("the CLI refuses bad feeds and parameters with one error line, running
         `error: ${GATHER}/model.pdmodel: block 0 op 0 (feed): no feed given for "index_data"\n`,
       ],
       [
-        [MLP, "--feed", `img=${wide}`],
-        `error: feed: variable "img" is declared float32 [-1, 1, 28, 28], the feed is float32 [1, 3, 28, 28]\n`,
+        // input_data says need_check_feed: its shape binds the feed.
+        [GATHER, "--feed", `input_data=${wide}`, ...GATHER_FEEDS.slice(2)],
+        `error: feed: variable "input_data" is declared float32 [4, 4], the feed is float32 [1, 3, 28, 28]\n`,
       ],
       [
         [
