@@ -28,7 +28,7 @@ import {
   ProgramError,
   Scope,
   Tensor,
-  TensorArray,
+  type TensorArray,
   UnknownOpsError,
   validateProgram,
 } from "../../../mod.ts";
