@@ -1,7 +1,8 @@
 // Whole-process timing of a model directory run: `deno run -A mod.ts
 // MODEL_DIR --feed img=...` on the recognize_digits MLP that Fluid saved
-// (tests/data/paddle_models/recognize_digits_mlp: __model__ and six
-// parameter files, 784→200→200→10), start-up, loading and the run
+// (../shared/paddle-models/recognize_digits_mlp, or under
+// RILL_PADDLE_MODELS: __model__ and six parameter files,
+// 784→200→200→10), start-up, loading and the run
 // included, beside a `deno eval` that does nothing (Deno's own start-up).
 // Default flags, so the run decides on a worker pool as a user's would.
 //
@@ -9,7 +10,8 @@
 
 const rounds = Number(Deno.args[0] ?? 15);
 const root = new URL("../", import.meta.url).pathname;
-const models = `${root}tests/data/paddle_models`;
+const models = Deno.env.get("RILL_PADDLE_MODELS") ??
+  `${root}../shared/paddle-models`;
 
 async function timeProcess(args: string[]): Promise<number> {
   const t0 = performance.now();
@@ -37,7 +39,7 @@ const model = [
   "mod.ts",
   `${models}/recognize_digits_mlp`,
   "--feed",
-  `img=${models}/recognize_digits_mlp_input.npy`,
+  `img=${models}/recognize_digits_mlp/input.npy`,
 ];
 const bare = ["eval", "0"];
 await timeProcess(model); // warms Deno's module cache

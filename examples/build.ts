@@ -1,11 +1,12 @@
 /**
  * Rebuilds every example program: `examples/<name>.ts` exports `build()`,
- * written to `examples/<name>.pb` (`deno task examples`). A test fails when
- * a committed `.pb` differs from what its builder makes.
+ * written to `examples/<name>.pb` (`deno task examples`), and every model
+ * example's files (`MODEL_EXAMPLES`). A test fails when a committed file
+ * differs from what its builder makes.
  *
  * @module
  */
-import { fromFileUrl } from "@std/path";
+import { dirname, fromFileUrl } from "@std/path";
 import type { Program } from "../mod.ts";
 
 /** The example builders, by name. */
@@ -21,6 +22,25 @@ export const EXAMPLES: readonly string[] = [
   "minibatch",
   "parallel_mult",
 ];
+
+/**
+ * The examples that are model directories in Paddle's format, by module:
+ * `examples/<name>.ts` exports `modelFiles()`, the files it writes.
+ */
+export const MODEL_EXAMPLES: readonly string[] = ["mlp_model"];
+
+/**
+ * The files model example `name` writes, by path from the repository root.
+ *
+ * @param name An entry of `MODEL_EXAMPLES`.
+ * @returns Path to contents.
+ */
+export async function modelExampleFiles(
+  name: string,
+): Promise<Record<string, Uint8Array>> {
+  const module = await import(`./${name}.ts`);
+  return module.modelFiles();
+}
 
 /**
  * Builds example `name`'s program.
@@ -65,5 +85,13 @@ if (import.meta.main) {
       await Deno.writeFile(root + path, bytes);
     }
     console.log(`wrote examples/${name}.pb`);
+  }
+  const root = fromFileUrl(new URL("../", import.meta.url));
+  for (const name of MODEL_EXAMPLES) {
+    for (const [path, bytes] of Object.entries(await modelExampleFiles(name))) {
+      await Deno.mkdir(dirname(root + path), { recursive: true });
+      await Deno.writeFile(root + path, bytes);
+      console.log(`wrote ${path}`);
+    }
   }
 }

@@ -1,11 +1,19 @@
 // Golden tests of examples/: each committed `.pb` (and data file) is what
 // its builder makes today, and running it prints what README.md's examples
-// table says it prints.
+// table says it prints; each model example's files are what its module
+// writes, and the model computes what a float64 reference computes.
 
 import { assert, assertEquals } from "@std/assert";
-import { buildExample, examplePath, EXAMPLES } from "../examples/build.ts";
-import { exampleData } from "../examples/build.ts";
-import { Executor, Program } from "../mod.ts";
+import {
+  buildExample,
+  exampleData,
+  examplePath,
+  EXAMPLES,
+  MODEL_EXAMPLES,
+  modelExampleFiles,
+} from "../examples/build.ts";
+import * as mlpModel from "../examples/mlp_model.ts";
+import { decodeNpy, Executor, Program, type Tensor } from "../mod.ts";
 import { ROOT } from "./_helpers/rill_process.ts";
 import { TEST_DEVICE } from "./_helpers/test_device.ts";
 import { TEST_WORKERS } from "./_helpers/test_workers.ts";
@@ -122,3 +130,53 @@ for (const name of EXAMPLES) {
     },
   });
 }
+
+for (const name of MODEL_EXAMPLES) {
+  Deno.test(`examples/${name}'s files are what its module writes`, async () => {
+    for (const [path, bytes] of Object.entries(await modelExampleFiles(name))) {
+      assertEquals(
+        await Deno.readFile(ROOT + path),
+        bytes,
+        `${path} is stale: run \`deno task examples\``,
+      );
+    }
+  });
+}
+
+/** The MLP's output in float64, from the example's own numbers. */
+function mlpReference(): number[][] {
+  const p = mlpModel.parameters();
+  const rows = (t: Tensor) => t.toNested() as number[][];
+  const flat = (t: Tensor) => t.toNested() as number[];
+  const fc = (x: number[][], w: number[][], b: number[]) =>
+    x.map((r) => b.map((bj, j) => r.reduce((s, v, k) => s + v * w[k][j], bj)));
+  const hidden = fc(
+    rows(mlpModel.input()),
+    rows(p.get("fc_0.w_0")!),
+    flat(p.get("fc_0.b_0")!),
+  ).map((r) => r.map(Math.tanh));
+  return fc(hidden, rows(p.get("fc_1.w_0")!), flat(p.get("fc_1.b_0")!)).map(
+    (r) => {
+      const top = Math.max(...r);
+      const e = r.map((v) => Math.exp(v - top));
+      const sum = e.reduce((s, v) => s + v, 0);
+      return e.map((v) => v / sum);
+    },
+  );
+}
+
+Deno.test("examples/mlp_model runs from its feed and fetches what a float64 reference computes", async () => {
+  const program = await Program.load(ROOT + mlpModel.MODEL_DIR);
+  const img = decodeNpy(await Deno.readFile(ROOT + mlpModel.INPUT_PATH));
+  const { fetched } = await new Executor({ device: TEST_DEVICE }).run(program, {
+    feeds: { img },
+    fetch: ["fc_1.tmp_2"],
+  });
+  const got = (fetched["fc_1.tmp_2"] as Tensor).toNested() as number[][];
+  const want = mlpReference();
+  assertEquals([got.length, got[0].length], [2, 10]);
+  got.flat().forEach((g, i) => {
+    const w = want.flat()[i];
+    assert(Math.abs(g - w) <= 1e-6, `probability ${i}: ${g}, want ${w}`);
+  });
+});

@@ -6,10 +6,12 @@
  * (`runtime/check/placement.ts`): `go, movable`, or
  * `parallel_for, pinned by "total" (written by the block)`.
  *
- * Programs saved by Paddle carry bookkeeping on every op (its role, name
- * scope, a Python call stack of dozens of lines: `PADDLE_BOOKKEEPING_ATTRS`)
- * and on variables (`stop_gradient`, ...). The dump leaves them out unless
- * asked (`allAttrs`) and says in a last line what it left out. Every value
+ * Programs saved by Paddle carry bookkeeping and extra attributes on every
+ * op (its role, name scope, a Python call stack of dozens of lines, kernel
+ * and quantization hints: `PADDLE_EXTRA_ATTRS`) and flags on variables
+ * (`stop_gradient`, ...). The dump leaves out those at a neutral value
+ * unless asked (`allAttrs`), shows any other value, and says in a last
+ * line what it left out. Every value
  * is shortened to about `MAX_VALUE_CHARS` characters, with or without
  * `allAttrs`, so that each op stays one line of bounded length.
  *
@@ -32,10 +34,7 @@ import {
   VarType_Type,
 } from "../../gen/rill/v1/framework_pb.ts";
 import { formatFloat } from "../../kernels/tensor_format.ts";
-import {
-  isNeutralKernelHint,
-  PADDLE_BOOKKEEPING_ATTRS,
-} from "../core/attr_read.ts";
+import { judgeExtraAttr } from "../core/judge_extra_attr.ts";
 import { typeName } from "../core/dtype_codes.ts";
 import { InternalError, printable } from "../core/errors.ts";
 import type { OpDef } from "../core/op_def.ts";
@@ -66,9 +65,10 @@ export const MAX_VALUE_CHARS = 160;
 /** Options of `dumpProgram`. */
 export interface DumpOptions {
   /**
-   * Show Paddle's bookkeeping: the attributes of `PADDLE_BOOKKEEPING_ATTRS`,
-   * `is_test` on ops that ignore it, ops' `is_target`, and variables'
-   * `is_parameter`, `stop_gradient`, `need_check_feed` and attributes.
+   * Show Paddle's bookkeeping: the extra attributes of `PADDLE_EXTRA_ATTRS`
+   * at their neutral values (`is_test` and `data_format` are shown anyway
+   * on ops Rill lacks), ops' `is_target`, and variables' `is_parameter`,
+   * `stop_gradient`, `need_check_feed` and attributes.
    * @default {false}
    */
   allAttrs?: boolean;
@@ -159,18 +159,17 @@ class HiddenAttrs {
 
   /**
    * Whether to leave `a` out of an op of `def` (undefined: an op Rill
-   * lacks). Bookkeeping is hidden unless the op's schema declares it;
-   * `is_test` only on ops known to ignore it, for it is semantic on others
-   * (`dropout`, `batch_norm`).
+   * lacks): an extra attribute at a neutral value, unless the op's schema
+   * declares it; one that some ops declare (`is_test`, semantic on
+   * `dropout` and `batch_norm`) only on ops known to ignore it.
    */
   hides(a: OpDesc_Attr, def: OpDef | undefined): boolean {
     if (this.showAll || (def !== undefined && a.name in def.attrs)) {
       return false;
     }
-    if (PADDLE_BOOKKEEPING_ATTRS.has(a.name) || isNeutralKernelHint(a)) {
-      return true;
-    }
-    return a.name === "is_test" && def !== undefined;
+    const verdict = judgeExtraAttr(a);
+    return verdict.kind === "neutral" &&
+      (def !== undefined || !verdict.rule.meaningfulOnSomeOps);
   }
 
   /** Records that an op had `names` hidden. */

@@ -25,6 +25,7 @@ import {
 import type { DType } from "../../kernels/dtype.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { ATTR_TYPE_OF_KIND } from "../core/attr_read.ts";
+import { encodeExtraAttr } from "../core/judge_extra_attr.ts";
 import { compactFromBinary } from "../format/compact_from_binary.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
 import { dumpProgram } from "./dump.ts";
@@ -307,7 +308,9 @@ function varTypeOf(
 
 /**
  * Encodes builder attribute values as `OpDesc.Attr`s by the op's schema;
- * `undefined` values are left out.
+ * `undefined` values are left out. A name the schema lacks must be one of
+ * Paddle's extra attributes at a neutral value (`PADDLE_EXTRA_ATTRS`),
+ * written in the first stored type its rule takes.
  *
  * @param def The op's definition.
  * @param attrs The values.
@@ -332,7 +335,8 @@ export function encodeAttrs(
     if (value === undefined) continue;
     const spec = def.attrs[name];
     if (spec === undefined) {
-      throw new TypeError(`append op ${def.type}: unknown attribute "${name}"`);
+      out.push(encodeExtra(def.type, name, value));
+      continue;
     }
     out.push(create(OpDesc_AttrSchema, {
       name,
@@ -341,6 +345,31 @@ export function encodeAttrs(
     }));
   }
   return out;
+}
+
+// An attribute the op's schema lacks: one of Paddle's extra attributes
+// at a neutral value (core/paddle_extra_attrs.ts), or an error.
+function encodeExtra(op: string, name: string, value: AttrInput): OpDesc_Attr {
+  const number = (v: unknown) => typeof v === "bigint" ? Number(v) : v;
+  const blocks = value instanceof Block ||
+    (Array.isArray(value) && value.some((v) => v instanceof Block));
+  let a: OpDesc_Attr | undefined;
+  try {
+    a = blocks ? undefined : encodeExtraAttr(
+      name,
+      (Array.isArray(value) ? value.map(number) : number(value)) as
+        | number
+        | string
+        | boolean
+        | (number | string | boolean)[],
+    );
+  } catch (e) {
+    throw new TypeError(`append op ${op}: ${(e as Error).message}`);
+  }
+  if (a === undefined) {
+    throw new TypeError(`append op ${op}: unknown attribute "${name}"`);
+  }
+  return a;
 }
 
 function encodeValue(

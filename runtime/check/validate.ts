@@ -1,7 +1,8 @@
 /**
  * Validation before anything runs (docs/architecture.md §5): every block index and
  * parent right, every op registered (all unknown op types are named at
- * once, with their counts), every slot known and filled, every
+ * once, with their counts), every slot known (or empty, as Paddle writes
+ * the dispensable slots it does not use) and filled, every
  * variable declared in the op's block or an ancestor and of the kind its
  * slot takes, every attribute of the right type, every sub-block a child of
  * the op's block, and every shape mismatch that is known statically.
@@ -352,7 +353,8 @@ class Validator {
     for (let k = 0; k < outputs.length; k++) {
       const slot = outputs[k].parameter;
       // An in-place output stores into the object the variable holds.
-      if (def.outputs[slot].inPlace) continue;
+      // A slot the op lacks names nothing (checked in #checkSlots).
+      if (def.outputs[slot]?.inPlace ?? true) continue;
       const types = inferred[slot];
       const names = outputs[k].arguments;
       for (let i = 0; i < names.length; i++) {
@@ -381,6 +383,10 @@ class Validator {
       const slot = v.parameter;
       const spec = table.specs.get(slot);
       if (spec === undefined) {
+        // Paddle writes every dispensable slot of an op, empty when it is
+        // not used (a Fluid 1.x `scale` has `ScaleTensor=[]`): a slot the
+        // op lacks is accepted while it names no variable.
+        if (v.arguments.length === 0) continue;
         this.#failOp(`unknown ${table.side} slot "${slot}"`, { slot });
       }
       const at = table.at.get(slot)!;

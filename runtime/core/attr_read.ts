@@ -23,6 +23,7 @@ import {
   Scalar_Type,
 } from "../../gen/rill/v1/framework_pb.ts";
 import type { AttrKind, AttrSchema, AttrSpec, AttrValueOf } from "./op_def.ts";
+import { judgeExtraAttr, notNeutralDetail } from "./judge_extra_attr.ts";
 
 /**
  * The `AttrType` each attribute kind is stored as.
@@ -51,87 +52,16 @@ export const ATTR_TYPE_OF_KIND: Readonly<Record<AttrKind, AttrType>> = {
   longs: AttrType.LONGS,
 };
 
-/**
- * The bookkeeping attributes Paddle puts on ops: the six that its
- * `OpProtoAndCheckerMaker` adds to every op (role, role variables, name
- * scope, creation call stack, device, quantization flag), and the oneDNN and
- * cuDNN kernel-selection hints most ops carry. None of them changes what an
- * op computes. Any op may carry them; Rill ignores them unless the op's
- * schema declares one, and `dump` hides them unless asked.
- *
- * `is_test` is not among them: it changes what `dropout` and `batch_norm`
- * compute. It is accepted on every op too (see `readAttrs`).
- *
- * @example Usage
- * ```ts
- * import { PADDLE_BOOKKEEPING_ATTRS } from "./attr_read.ts";
- * import { assert } from "@std/assert";
- *
- * assert(PADDLE_BOOKKEEPING_ATTRS.has("op_callstack"));
- * assert(!PADDLE_BOOKKEEPING_ATTRS.has("is_test"));
- * ```
- */
-export const PADDLE_BOOKKEEPING_ATTRS: ReadonlySet<string> = new Set([
-  "op_role",
-  "op_role_var",
-  "op_namescope",
-  "op_callstack",
-  "op_device",
-  "with_quant_attr",
-  "use_mkldnn",
-  "use_cudnn",
-  "mkldnn_data_type",
-  "use_quantizer",
-]);
-
-/**
- * Attributes of Paddle's MKLDNN kernels that Paddle saves on ops it also
- * runs with its reference kernels (elementwise ops carry all five), with
- * the value that asks for nothing: a layout hint of `""` or `"AnyLayout"`,
- * a quantization scale of 1. At that value they are accepted on every op and
- * hidden from dumps, as bookkeeping is; any other value asks for a kernel
- * Rill does not have, and is an error naming it.
- *
- * @param a An attribute as saved.
- * @returns True for one of these at its neutral value.
- *
- * @example Usage
- * ```ts
- * import { create } from "@bufbuild/protobuf";
- * import { AttrType, OpDesc_AttrSchema } from "../../gen/rill/v1/framework_pb.ts";
- * import { isNeutralKernelHint } from "./attr_read.ts";
- * import { assert } from "@std/assert";
- *
- * const hint = (s: string) =>
- *   create(OpDesc_AttrSchema, { name: "x_data_format", type: AttrType.STRING, s });
- * assert(isNeutralKernelHint(hint("")));
- * assert(!isNeutralKernelHint(hint("NHWC")));
- * ```
- */
-export function isNeutralKernelHint(a: OpDesc_Attr): boolean {
-  const neutral = KERNEL_HINTS.get(a.name);
-  if (neutral === undefined) return false;
-  return neutral === "layout"
-    ? a.type === AttrType.STRING && (a.s === "" || a.s === "AnyLayout")
-    : a.type === AttrType.FLOAT && a.f === 1;
+/** Options of `AttrError`. */
+export interface AttrErrorOptions {
+  /** The refused value, as the message shows it. @default {undefined} */
+  value?: string;
 }
 
-const KERNEL_HINTS: ReadonlyMap<string, "layout" | "scale"> = new Map([
-  ["x_data_format", "layout"],
-  ["y_data_format", "layout"],
-  ["Scale_x", "scale"],
-  ["Scale_y", "scale"],
-  ["Scale_out", "scale"],
-]);
-
 /**
- * Paddle's `is_test`: the inference mode of the ops that have one, saved on
- * many more by `save_inference_model`. Ops whose schema lacks it ignore it.
- */
-const IS_TEST = "is_test";
-
-/**
- * Why an attribute is wrong; `attr` names it, as data.
+ * Why an attribute is wrong; `attr` names it, and `value` the refused
+ * value where one is (a Paddle extra attribute that is not neutral), as
+ * data.
  *
  * @example Usage
  * ```ts
@@ -145,26 +75,31 @@ const IS_TEST = "is_test";
 export class AttrError extends Error {
   /** The attribute's name. */
   readonly attr: string;
+  /** The refused value, as the message shows it. */
+  readonly value: string | undefined;
 
   /**
    * Makes the error.
    *
    * @param attr The attribute's name.
    * @param detail What is wrong with it.
+   * @param options The refused value.
    */
-  constructor(attr: string, detail: string) {
+  constructor(attr: string, detail: string, options: AttrErrorOptions = {}) {
     super(`attribute "${attr}": ${detail}`);
     this.name = "AttrError";
     this.attr = attr;
+    this.value = options.value;
   }
 }
 
 /**
  * Reads every attribute of the schema from `attrs`, applying defaults.
  * Throws an `AttrError` for a wrong type, a missing required attribute, a
- * duplicate or an unknown attribute. Paddle's bookkeeping attributes and
- * `is_test` are accepted on every op, whatever their type, and read only
- * when the schema declares them.
+ * duplicate or an unknown attribute. An attribute the schema does not
+ * declare is judged by Paddle's extra attributes (`PADDLE_EXTRA_ATTRS` in
+ * `paddle_extra_attrs.ts`): accepted and not read at a neutral value,
+ * refused at any other, naming the value.
  *
  * @param schema The op's attribute schema.
  * @param attrs The op's `OpDesc.attrs`.
@@ -190,17 +125,7 @@ export function readAttrs(
 ): Record<string, unknown> {
   for (let i = 0; i < attrs.length; i++) {
     const name = attrs[i].name;
-    if (
-      !(name in schema) && !PADDLE_BOOKKEEPING_ATTRS.has(name) &&
-      name !== IS_TEST && !isNeutralKernelHint(attrs[i])
-    ) {
-      throw new AttrError(
-        name,
-        KERNEL_HINTS.has(name)
-          ? "asks for a Paddle MKLDNN kernel (Rill runs the reference kernels, which take only its neutral value)"
-          : "unknown attribute",
-      );
-    }
+    if (!(name in schema)) checkExtra(attrs[i]);
     // An op has a handful of attributes: a scan beats building a map.
     for (let j = 0; j < i; j++) {
       if (attrs[j].name === name) throw new AttrError(name, "given twice");
@@ -220,6 +145,37 @@ export function readAttrs(
     }
   }
   return values;
+}
+
+// An attribute the schema lacks: one of Paddle's extra attributes at a
+// neutral value, or an error.
+function checkExtra(a: OpDesc_Attr): void {
+  const verdict = judgeExtraAttr(a);
+  switch (verdict.kind) {
+    case "neutral":
+      return;
+    case "not_extra":
+      throw new AttrError(a.name, "unknown attribute");
+    case "wrong_type":
+      throw new AttrError(
+        a.name,
+        `expected ${alternatives(verdict.expected.map((t) => AttrType[t]))}, ` +
+          `got ${storedTypeName(a)}`,
+      );
+    case "not_neutral":
+      throw new AttrError(
+        a.name,
+        notNeutralDetail(verdict.rule, a.type, verdict.value),
+        { value: verdict.value },
+      );
+  }
+}
+
+/** `A`, `A or B`, `A, B or C`. */
+function alternatives(names: readonly string[]): string {
+  return names.length <= 1
+    ? names.join("")
+    : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 }
 
 const ENTRIES = new WeakMap<AttrSchema, [string, AttrSpec][]>();

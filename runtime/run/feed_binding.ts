@@ -5,7 +5,9 @@
  * program `save_inference_model` writes, the tensor goes to the op's column
  * of the feed list and the op binds it; otherwise the variable is bound
  * directly. Every check happens here, before anything runs: each feed fits
- * its variable's declaration, each block-0 `feed` op has a feed, and every
+ * its variable's declaration as Paddle checks a feed (`fitsFeed`: kind and
+ * dtype, and the shape when the variable says `need_check_feed`), each
+ * block-0 `feed` op has a feed, and every
  * `feed` and `fetch` op's column is below the number of such ops on its
  * list (so a list holds no more columns than the program has ops for).
  *
@@ -16,7 +18,7 @@ import type { Tensor } from "../../kernels/tensor.ts";
 import {
   describeDeclaration,
   describeTensor,
-  fitsDeclaration,
+  fitsFeed,
 } from "../core/declared_fit.ts";
 import { ProgramError } from "../core/errors.ts";
 import type { Scope } from "../core/scope.ts";
@@ -134,8 +136,8 @@ export interface BindRunInputsOptions {
  * @param scope Block 0's scope.
  * @param options The parameters, the feeds, the file.
  * @throws {ProgramError} If a feed names no block-0 variable or does not
- * fit its declaration, or a block-0 `feed` op has no feed; nothing is bound
- * then.
+ * fit its declaration (`fitsFeed`), or a block-0 `feed` op has no feed;
+ * nothing is bound then.
  *
  * @example Usage
  * ```ts
@@ -170,7 +172,7 @@ export function bindRunInputs(
         { variable: name },
       );
     }
-    if (!fitsDeclaration(declared, t)) {
+    if (!fitsFeed(declared, t)) {
       throw new ProgramError(
         `feed: variable "${name}" is declared ${
           describeDeclaration(declared)

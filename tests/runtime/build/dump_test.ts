@@ -300,7 +300,7 @@ Deno.test("dumpProgram() keeps is_test where it may mean something: on ops Rill 
   ]);
 });
 
-Deno.test("dumpProgram() hides Paddle's MKLDNN kernel hints at their neutral values only", () => {
+Deno.test("dumpProgram() hides Paddle's extra attributes at their neutral values only", () => {
   const desc = create(ProgramDescSchema, {
     blocks: [{
       idx: 0,
@@ -312,15 +312,24 @@ Deno.test("dumpProgram() hides Paddle's MKLDNN kernel hints at their neutral val
           { name: "x_data_format", type: AttrType.STRING, s: "" },
           { name: "y_data_format", type: AttrType.STRING, s: "NHWC" },
           { name: "Scale_out", type: AttrType.FLOAT, f: 1 },
+          { name: "fuse_relu", type: AttrType.BOOLEAN, b: true },
+        ],
+      }, {
+        type: "conv2d", // an op Rill lacks: its extra attributes all the same
+        attrs: [
+          { name: "use_cudnn", type: AttrType.BOOLEAN, b: true },
+          { name: "fuse_brelu_threshold", type: AttrType.FLOAT, f: 6 },
+          { name: "data_format", type: AttrType.STRING, s: "AnyLayout" },
         ],
       }],
     }],
   });
   assertEquals(dumpProgram(desc).split("\n"), [
     "block 0 (parent -1):",
-    '  op 0: elementwise_add() {axis=-1, y_data_format="NHWC"}',
+    '  op 0: elementwise_add() {axis=-1, y_data_format="NHWC", fuse_relu=true}',
+    '  op 1: conv2d() {data_format="AnyLayout"}',
     "",
-    "hidden: x_data_format, Scale_out on 1 op (--all-attrs shows them)",
+    "hidden: x_data_format, Scale_out, use_cudnn, fuse_brelu_threshold on 2 ops (--all-attrs shows them)",
     "",
   ]);
 });

@@ -248,6 +248,19 @@ Deno.test("validateProgram() rejects an unknown attribute", () => {
   );
 });
 
+Deno.test("validateProgram() refuses one of Paddle's extra attributes at a value that is not neutral, naming op, attribute and value", () => {
+  assertInvalid(
+    program(main([tensor("x")], [
+      fill("x", [
+        { name: "use_mkldnn", type: AttrType.BOOLEAN, b: true },
+        { name: "fuse_activation", type: AttrType.STRING, s: "relu" },
+      ]),
+    ])),
+    { block: 0, op: 0, opType: "fill_constant", attr: "fuse_activation" },
+    'p.pb: block 0 op 0 (fill_constant): attribute "fuse_activation": "relu" asks for an operation fused into the op; Rill accepts only ""',
+  );
+});
+
 Deno.test("validateProgram() accepts Fluid's common attributes on any op", () => {
   validateProgram(program(main([tensor("x")], [
     fill("x", [
@@ -378,6 +391,15 @@ Deno.test("validateProgram() rejects a required slot with no variables", () => {
     { block: 0, op: 0, opType: "print", slot: "In" },
     'p.pb: block 0 op 0 (print): input "In" is required',
   );
+});
+
+Deno.test("validateProgram() accepts a slot the op lacks while it names no variable, as Paddle writes its dispensable slots", () => {
+  // Fluid 1.x saves `scale` with an empty ScaleTensor, and more ops with
+  // empty outputs such as XShape.
+  validateProgram(program(main([tensor("x"), tensor("y")], [
+    fill("x"),
+    op("scale", { X: ["x"], ScaleTensor: [] }, { Out: ["y"], XShape: [] }),
+  ])));
 });
 
 Deno.test("validateProgram() rejects an unknown slot", () => {

@@ -1,16 +1,12 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { assertEquals, assertStringIncludes, assertThrows } from "@std/assert";
+import { assertEquals, assertThrows } from "@std/assert";
 import {
   AttrType,
   type OpDesc_Attr,
   OpDesc_AttrSchema,
   Scalar_Type,
 } from "../../../gen/rill/v1/framework_pb.ts";
-import {
-  AttrError,
-  PADDLE_BOOKKEEPING_ATTRS,
-  readAttrs,
-} from "../../../runtime/core/attr_read.ts";
+import { AttrError, readAttrs } from "../../../runtime/core/attr_read.ts";
 import { attr } from "../../../runtime/core/op_def.ts";
 
 const a = (init: MessageInitShape<typeof OpDesc_AttrSchema>): OpDesc_Attr =>
@@ -247,7 +243,15 @@ Deno.test("readAttrs() rejects Paddle 2.x types that do not fit the schema, nami
 });
 
 Deno.test("readAttrs() accepts Paddle's bookkeeping and is_test on any op, of any type, and reads them only when declared", () => {
-  const bookkeeping = [...PADDLE_BOOKKEEPING_ATTRS, "is_test"].map((name) =>
+  const bookkeeping = [
+    "op_role",
+    "op_role_var",
+    "op_namescope",
+    "op_callstack",
+    "op_device",
+    "with_quant_attr",
+    "is_test",
+  ].map((name) =>
     a({ name, type: AttrType.SCALARS, scalars: [boolean(true)] })
   );
   assertEquals(readAttrs({ axis: attr.int(-1) }, bookkeeping), { axis: -1 });
@@ -264,28 +268,95 @@ Deno.test("readAttrs() accepts Paddle's bookkeeping and is_test on any op, of an
   assertEquals(e.message, 'attribute "x_format": unknown attribute');
 });
 
-Deno.test("readAttrs() accepts Paddle's MKLDNN kernel hints at their neutral values only", () => {
-  // As Paddle 2.x saves them on an elementwise_add.
-  const hints = [
-    a({ name: "x_data_format", type: AttrType.STRING, s: "" }),
-    a({ name: "y_data_format", type: AttrType.STRING, s: "AnyLayout" }),
-    a({ name: "Scale_x", type: AttrType.FLOAT, f: 1 }),
-    a({ name: "Scale_y", type: AttrType.FLOAT, f: 1 }),
-    a({ name: "Scale_out", type: AttrType.FLOAT, f: 1 }),
+Deno.test("readAttrs() accepts the hints Paddle 1.x saves on every mul, at any value", () => {
+  // hand_writing's mul, as Paddle 1.5 saved it; the scales are read only
+  // by an int8 kernel, which no accepted program can reach.
+  const mulHints = [
+    a({ name: "use_mkldnn", type: AttrType.BOOLEAN, b: false }),
+    a({ name: "scale_x", type: AttrType.FLOAT, f: 1 }),
+    a({ name: "scale_y", type: AttrType.FLOATS, floats: [0.5, 2] }),
+    a({ name: "scale_out", type: AttrType.FLOAT, f: 3 }),
+    a({ name: "force_fp32_output", type: AttrType.BOOLEAN, b: true }),
   ];
-  assertEquals(readAttrs({ axis: attr.int(-1) }, hints), { axis: -1 });
-  const layout = assertThrows(
+  assertEquals(readAttrs({ x_num_col_dims: attr.int(1) }, mulHints), {
+    x_num_col_dims: 1,
+  });
+  const e = assertThrows(
     () =>
-      readAttrs({}, [
-        a({ name: "x_data_format", type: AttrType.STRING, s: "NHWC" }),
-      ]),
+      readAttrs({}, [a({ name: "scale_y", type: AttrType.STRING, s: "1" })]),
     AttrError,
   );
-  assertEquals(layout.attr, "x_data_format");
-  assertStringIncludes(layout.message, "asks for a Paddle MKLDNN kernel");
-  assertThrows(
-    () => readAttrs({}, [a({ name: "Scale_x", type: AttrType.FLOAT, f: 0.5 })]),
-    AttrError,
-    "MKLDNN",
+  assertEquals(
+    e.message,
+    'attribute "scale_y": expected FLOAT, FLOATS, FLOAT64 or FLOAT64S, got STRING',
+  );
+});
+
+Deno.test("readAttrs() accepts Paddle's oneDNN hints at their neutral values and refuses others, naming the value", () => {
+  // As Paddle 2.x saves them on an elementwise_add, a matmul and a conv2d.
+  const neutral = [
+    a({ name: "x_data_format", type: AttrType.STRING, s: "" }),
+    a({ name: "y_data_format", type: AttrType.STRING, s: "AnyLayout" }),
+    a({ name: "Scale_x", type: AttrType.FLOAT, f: 0.5 }),
+    a({ name: "Scale_weights", type: AttrType.FLOATS, floats: [1] }),
+    a({ name: "mkldnn_data_type", type: AttrType.STRING, s: "float32" }),
+    a({ name: "use_quantizer", type: AttrType.BOOLEAN, b: false }),
+    a({ name: "fused_reshape_X", type: AttrType.INTS, ints: [] }),
+    a({ name: "fused_transpose_Out", type: AttrType.INTS, ints: [] }),
+    a({ name: "fuse_relu", type: AttrType.BOOLEAN, b: false }),
+    a({ name: "fuse_activation", type: AttrType.STRING, s: "" }),
+    a({ name: "fuse_brelu_threshold", type: AttrType.FLOAT, f: 6 }),
+    a({ name: "use_addto", type: AttrType.BOOLEAN, b: false }),
+    a({ name: "workspace_size_MB", type: AttrType.INT, i: 4096 }),
+    a({ name: "use_cudnn", type: AttrType.BOOLEAN, b: true }),
+  ];
+  assertEquals(readAttrs({ axis: attr.int(-1) }, neutral), { axis: -1 });
+  const refused: [OpDesc_Attr, string, string][] = [
+    [
+      a({ name: "x_data_format", type: AttrType.STRING, s: "NHWC" }),
+      '"NHWC"',
+      'asks for a oneDNN memory layout of the operands; Rill accepts only "" or "AnyLayout"',
+    ],
+    [
+      a({ name: "mkldnn_data_type", type: AttrType.STRING, s: "int8" }),
+      '"int8"',
+      'asks for oneDNN\'s bfloat16 or int8 arithmetic; Rill accepts only "float32" or ""',
+    ],
+    [
+      a({ name: "fuse_activation", type: AttrType.STRING, s: "relu6" }),
+      '"relu6"',
+      'asks for an operation fused into the op; Rill accepts only ""',
+    ],
+    [
+      a({
+        name: "fused_reshape_Out",
+        type: AttrType.INTS,
+        ints: [0, 0, 12, 64],
+      }),
+      "[0, 0, 12, 64]",
+      "asks for a reshape fused into the op; Rill accepts only []",
+    ],
+    [
+      a({ name: "use_addto", type: AttrType.BOOLEAN, b: true }),
+      "true",
+      "asks for the result added to the output's old value; Rill accepts only false",
+    ],
+  ];
+  for (const [given, value, detail] of refused) {
+    const e = assertThrows(() => readAttrs({}, [given]), AttrError);
+    assertEquals([e.attr, e.value, e.message], [
+      given.name,
+      value,
+      `attribute "${given.name}": ${value} ${detail}`,
+    ]);
+  }
+});
+
+Deno.test("readAttrs() reads an extra attribute the schema declares as the op's own", () => {
+  assertEquals(
+    readAttrs({ data_format: attr.string("NCHW") }, [
+      a({ name: "data_format", type: AttrType.STRING, s: "NHWC" }),
+    ]),
+    { data_format: "NHWC" },
   );
 });

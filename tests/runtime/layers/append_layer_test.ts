@@ -4,6 +4,7 @@ import {
   arrayLength,
   assign,
   assignValue,
+  AttrType,
   cast,
   concat,
   createArray,
@@ -134,6 +135,34 @@ Deno.test("appendLayer() rejects an unknown attribute and a value of the wrong t
     () => buildProgram(() => appendLayer("scale", {}, { scale: "2" })),
     TypeError,
     'append op scale: attribute "scale" wants float, got 2',
+  );
+});
+
+Deno.test("appendLayer() writes Paddle's extra attributes at neutral values and refuses others", () => {
+  const [program] = buildProgram(() => {
+    const x = fillConstant({ shape: [2, 2], value: 1 });
+    appendLayer("mul", { X: x, Y: x }, {
+      scale_x: 1,
+      scale_y: [1],
+      use_mkldnn: false,
+      fused_reshape_X: [],
+    });
+  });
+  const attrs = program.desc.blocks[0].ops[1].attrs;
+  assertEquals(
+    attrs.map((a) => [a.name, AttrType[a.type]]),
+    [
+      ["scale_x", "FLOAT"],
+      ["scale_y", "FLOATS"],
+      ["use_mkldnn", "BOOLEAN"],
+      ["fused_reshape_X", "INTS"],
+    ],
+  );
+  assertThrows(
+    () =>
+      buildProgram(() => appendLayer("fill_constant", {}, { use_addto: true })),
+    TypeError,
+    'append op fill_constant: attribute "use_addto": true asks for the result added to the output\'s old value; Rill accepts only false',
   );
 });
 

@@ -103,14 +103,14 @@ Deno.test("bindRunInputs() refuses a feed op with no feed, naming the op and var
   assertEquals(e.where.variable, "x");
 });
 
-Deno.test("bindRunInputs() refuses a feed whose dtype, rank or dims differ from the declaration", () => {
+Deno.test("bindRunInputs() refuses a feed whose kind or dtype differs, or rank or dims where need_check_feed is set", () => {
   const desc = create(ProgramDescSchema, {
     blocks: [{
       idx: 0,
       parentIdx: -1,
       vars: [
         tensor("ids", [1], VarType_Type.INT64),
-        tensor("img", [-1, 2]),
+        { ...tensor("img", [-1, 2]), needCheckFeed: true },
         channel("ch"),
       ],
     }],
@@ -138,6 +138,28 @@ Deno.test("bindRunInputs() refuses a feed whose dtype, rank or dims differ from 
     assertEquals(e.message, message);
     assertEquals(e.where.variable, Object.keys(feeds)[0]);
   }
+});
+
+Deno.test("bindRunInputs() takes a feed of any shape where need_check_feed is not set, as Paddle does", () => {
+  // Paddle 2.3's mnist_linear declares its feed [16, 784] without
+  // need_check_feed, and its own script feeds a batch of 1.
+  const desc = create(ProgramDescSchema, {
+    blocks: [{
+      idx: 0,
+      parentIdx: -1,
+      vars: [tensor("x", [16, 784]), tensor("ids", [1], VarType_Type.INT64)],
+    }],
+  });
+  const scope = scopeOf(desc);
+  const x = Tensor.zeros([1, 784], "float32");
+  const ids = Tensor.fromArray([[1n, 2n]], "int64");
+  bindRunInputs(desc, scope, { feeds: { x, ids } });
+  assertEquals([scope.get("x"), scope.get("ids")], [x, ids]);
+  const e = bindError({ x: Tensor.zeros([1, 784], "int32") }, desc);
+  assertEquals(
+    e.message,
+    'feed: variable "x" is declared float32 [16, 784], the feed is int32 [1, 784]',
+  );
 });
 
 Deno.test("bindRunInputs() binds nothing when a feed is refused", () => {

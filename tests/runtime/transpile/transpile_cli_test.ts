@@ -9,7 +9,11 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { assignValue, mul, print, Program, read } from "../../../mod.ts";
 import { encodeNpy } from "../../../kernels/npy.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
-import { ROOT, runRill } from "../../_helpers/rill_process.ts";
+import { runRill } from "../../_helpers/rill_process.ts";
+import {
+  IGNORE_PADDLE_MODELS,
+  PADDLE_MODELS,
+} from "../../_helpers/paddle_models.ts";
 import {
   type RillWorker,
   startRillWorker,
@@ -18,7 +22,7 @@ import {
 import { within } from "../../_helpers/within.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
-const MLP = `${ROOT}tests/data/paddle_models/recognize_digits_mlp`;
+const MLP = `${PADDLE_MODELS}/recognize_digits_mlp`;
 
 /** How long a worker may take to print its address. */
 const LISTEN_TIMEOUT_MS = 30_000;
@@ -137,21 +141,31 @@ Deno.test("transpile + 2 workers: a pooled master joins replies of 16,384 elemen
   });
 });
 
-Deno.test("transpile + 3 workers: a model directory fetches what one process fetches", async () => {
-  await withTempDir(async (dir) => {
-    const rows = Tensor.fromArray(
-      Array.from({ length: 5 * 784 }, (_, i) => ((i * 37) % 101) / 101 - 0.5),
-      "float32",
-      [5, 1, 28, 28],
-    );
-    await Deno.writeFile(`${dir}/img.npy`, encodeNpy(rows));
-    const runs = await bothRuns(dir, MLP, ["--feed", `img=${dir}/img.npy`], 3);
-    assertEquals(runs.stderr, "");
-    assertStringIncludes(runs.single, "fc_2.tmp_2 [[");
-    // Exactly: the CPU matmul picks its kernel by a row's work, never by
-    // the number of rows (5 here, 2 + 2 + 1 on the workers).
-    assertEquals(runs.distributed, runs.single);
-  });
+Deno.test({
+  name:
+    "transpile + 3 workers: a model directory fetches what one process fetches",
+  ignore: IGNORE_PADDLE_MODELS,
+  fn: async () => {
+    await withTempDir(async (dir) => {
+      const rows = Tensor.fromArray(
+        Array.from({ length: 5 * 784 }, (_, i) => ((i * 37) % 101) / 101 - 0.5),
+        "float32",
+        [5, 1, 28, 28],
+      );
+      await Deno.writeFile(`${dir}/img.npy`, encodeNpy(rows));
+      const runs = await bothRuns(
+        dir,
+        MLP,
+        ["--feed", `img=${dir}/img.npy`],
+        3,
+      );
+      assertEquals(runs.stderr, "");
+      assertStringIncludes(runs.single, "fc_2.tmp_2 [[");
+      // Exactly: the CPU matmul picks its kernel by a row's work, never by
+      // the number of rows (5 here, 2 + 2 + 1 on the workers).
+      assertEquals(runs.distributed, runs.single);
+    });
+  },
 });
 
 Deno.test("a dead worker fails the master with one panic naming it, in bounded time", async () => {

@@ -18,9 +18,12 @@ import { dumpProgram } from "../../../runtime/build/dump.ts";
 import { ProgramError } from "../../../runtime/core/errors.ts";
 import { loadModel } from "../../../runtime/format/model_dir.ts";
 import { transpile } from "../../../runtime/transpile/transpile.ts";
-import { ROOT } from "../../_helpers/rill_process.ts";
+import {
+  IGNORE_PADDLE_MODELS,
+  PADDLE_MODELS,
+} from "../../_helpers/paddle_models.ts";
 
-const MLP = `${ROOT}tests/data/paddle_models/recognize_digits_mlp`;
+const MLP = `${PADDLE_MODELS}/recognize_digits_mlp`;
 
 function types(ops: readonly { type: string }[]): string[] {
   return ops.map((op) => op.type);
@@ -79,41 +82,46 @@ Deno.test("transpile() splits mult into the design doc's master and worker", () 
   );
 });
 
-Deno.test("transpile() keeps a model's feed and fetch on the master and its parameters on the worker", async () => {
-  const model = await loadModel(MLP);
-  const { master, worker } = transpile(model.desc);
-  assertEquals(types(master.blocks[0].ops), [
-    "feed",
-    "kube_get_workers_addrs",
-    "array_length",
-    "split_to_array",
-    "create_array",
-    "parallel_for",
-    "array_to_tensor",
-    "fetch",
-  ]);
-  assertEquals(
-    master.blocks[0].vars.some((v) =>
-      v.persistable && v.name.startsWith("fc_")
-    ),
-    false,
-  );
-  assertEquals(types(worker.blocks[0].ops), ["listen_and_do"]);
-  assertEquals(
-    worker.blocks[0].vars.map((v) => v.name).sort(),
-    [...model.parameters.keys()].sort(),
-  );
-  assertEquals(types(worker.blocks[1].ops), [
-    "mul",
-    "elementwise_add",
-    "tanh",
-    "mul",
-    "elementwise_add",
-    "tanh",
-    "mul",
-    "elementwise_add",
-    "softmax",
-  ]);
+Deno.test({
+  name:
+    "transpile() keeps a model's feed and fetch on the master and its parameters on the worker",
+  ignore: IGNORE_PADDLE_MODELS,
+  fn: async () => {
+    const model = await loadModel(MLP);
+    const { master, worker } = transpile(model.desc);
+    assertEquals(types(master.blocks[0].ops), [
+      "feed",
+      "kube_get_workers_addrs",
+      "array_length",
+      "split_to_array",
+      "create_array",
+      "parallel_for",
+      "array_to_tensor",
+      "fetch",
+    ]);
+    assertEquals(
+      master.blocks[0].vars.some((v) =>
+        v.persistable && v.name.startsWith("fc_")
+      ),
+      false,
+    );
+    assertEquals(types(worker.blocks[0].ops), ["listen_and_do"]);
+    assertEquals(
+      worker.blocks[0].vars.map((v) => v.name).sort(),
+      [...model.parameters.keys()].sort(),
+    );
+    assertEquals(types(worker.blocks[1].ops), [
+      "mul",
+      "elementwise_add",
+      "tanh",
+      "mul",
+      "elementwise_add",
+      "tanh",
+      "mul",
+      "elementwise_add",
+      "softmax",
+    ]);
+  },
 });
 
 function refusal(build: () => void): ProgramError {
