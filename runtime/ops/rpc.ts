@@ -117,7 +117,9 @@ async function callWorker(
   }
   open.inFlight++;
   try {
-    const reply = await open.client.call(RPC_ENDPOINT, { [RPC_INPUT_TENSOR]: x });
+    const reply = await open.client.call(RPC_ENDPOINT, {
+      [RPC_INPUT_TENSOR]: x,
+    });
     return onlyTensor(reply, `the reply of worker ${addr}`);
   } finally {
     if (--open.inFlight === 0) {

@@ -31,7 +31,8 @@ import {
 import { within } from "../../_helpers/within.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
-const MLP = `${ROOT}tests/data/paddle_models/recognize_digits_mlp`;
+// The model directory examples/build.ts writes in Paddle's format.
+const MLP = `${ROOT}examples/mlp_model`;
 
 /** Runs the CLI in this process; returns its exit code and stderr. */
 async function cli(args: string[]): Promise<[number, string]> {
@@ -125,30 +126,30 @@ Deno.test("a worker process refuses tensors its program does not declare and cal
         }
         return error;
       };
-      const img = 'variable "img" is declared float32 [-1, 1, 28, 28]';
+      const img = 'variable "img" is declared float32 [-1, 64]';
       const wrongDtype = await refused(RPC_ENDPOINT, {
-        input: Tensor.zeros([1, 1, 28, 28], "int64"),
+        input: Tensor.zeros([1, 64], "int64"),
       });
       assertEquals([wrongDtype.code, wrongDtype.detail], [
         Code.InvalidArgument,
-        `tensor "input": ${img}, the call sends int64 [1, 1, 28, 28]`,
+        `tensor "input": ${img}, the call sends int64 [1, 64]`,
       ]);
       const wrongShape = await refused(RPC_ENDPOINT, {
-        input: Tensor.zeros([1, 784], "float32"),
+        input: Tensor.zeros([1, 8, 8], "float32"),
       });
       assertEquals(
         wrongShape.detail,
-        `tensor "input": ${img}, the call sends float32 [1, 784]`,
+        `tensor "input": ${img}, the call sends float32 [1, 8, 8]`,
       );
       const unknown = await refused(RPC_ENDPOINT, {
-        img: Tensor.zeros([1, 1, 28, 28], "float32"),
+        img: Tensor.zeros([1, 64], "float32"),
       });
       assertEquals(
         unknown.detail,
         'tensor "img": endpoint "listen_and_do" takes only "input"',
       );
       const tooBig = await refused(RPC_ENDPOINT, {
-        input: Tensor.zeros([2, 1, 28, 28], "float32"),
+        input: Tensor.zeros([20, 64], "float32"), // 5,120 bytes
       });
       assertEquals([tooBig.code, tooBig.limit], [
         Code.ResourceExhausted,
@@ -156,7 +157,7 @@ Deno.test("a worker process refuses tensors its program does not declare and cal
       ]);
       assertStringIncludes(tooBig.detail, "(--max-call-bytes 4KiB)");
       const reply = await client.call(RPC_ENDPOINT, {
-        input: Tensor.zeros([1, 1, 28, 28], "float32"),
+        input: Tensor.zeros([1, 64], "float32"),
       });
       assertEquals(reply.get("output")?.shape, [1, 10]);
     } finally {
