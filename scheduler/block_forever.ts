@@ -3,9 +3,14 @@
 import {
   currentThread,
   type GreenThread,
-  type Parked,
   type WaitReason,
 } from "./green_thread.ts";
+import {
+  blockThread,
+  type Parked,
+  threadRun,
+  unblockThread,
+} from "./_thread_control.ts";
 
 /** Options for {@linkcode blockForever}. */
 export interface BlockForeverOptions {
@@ -63,17 +68,17 @@ export function blockForever(
   if (thread === undefined) {
     return signal === undefined ? new Promise(noop) : abortable(signal);
   }
-  const run = thread.runState;
+  const run = threadRun(thread);
   if (run.ended) return new Promise(noop);
   // Nothing is queued anywhere: nothing to unlink.
   const nowhere: Parked = signal === undefined ? NOWHERE : { unlink: noop };
-  thread.block(reason, nowhere);
+  blockThread(thread, reason, nowhere);
   if (signal === undefined) return new Promise(noop);
   // The signal may fire from outside the run: pending work until it does.
   run.addPending();
   return new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => {
-      if (!thread.unblock(nowhere)) return;
+      if (!unblockThread(thread, nowhere)) return;
       run.settle();
       reject(signal.reason);
     }, { once: true });

@@ -29,6 +29,7 @@ import {
   SharedWait,
 } from "../../scheduler/shared/pool_member.ts";
 import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
+import { schedulerRun } from "../../scheduler/_thread_control.ts";
 import { runThreadBlock } from "../exec/block_runner.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
 import { freeVariables } from "../check/free_variables.ts";
@@ -158,7 +159,7 @@ export class PoolRun {
    */
   after(ms: number): SharedChannel<Tensor> {
     const ch = this.makeChannel(1, "bool");
-    const run = this.member.scheduler.runState;
+    const run = schedulerRun(this.member.scheduler);
     if (!run.ended) {
       run.startTimer(Math.max(0, ms), () => ch.trySend(TRUE));
     }

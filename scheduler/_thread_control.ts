@@ -1,0 +1,446 @@
+// The scheduler's side of a green thread: making threads, entering their
+// async context, moving them between runnable, blocked and done, and ending
+// the threads a runtime ends itself. Only the scheduler, the waiters, the
+// timers and the pool (scheduler/shared/, and the runtime's block runner
+// for ENDS_ITSELF and exitThread) call these; programs see a GreenThread's
+// public members only.
+//
+// GreenThread and Scheduler keep their state in #private fields. Each class
+// lends this module closures over those fields once, from a static block,
+// when its module is evaluated (before any thread exists): so the fields stay
+// private to their class, and a call here costs what a method call did (V8
+// inlines the closure at a monomorphic call site).
+//
+// The invariants these keep are green_thread.ts's and _run_state.ts's.
+
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { GreenThread, WaitReason } from "./green_thread.ts";
+import type { Panic } from "./panic.ts";
+import type { RunState } from "./_run_state.ts";
+import type { Scheduler } from "./scheduler.ts";
+
+/** What a parked thread waits on, so that the end of a run can unlink it. */
+export interface Parked {
+  /** Takes the parked operation's waiters off their channels. */
+  unlink(): void;
+}
+
+/** A thread's name and creation site, as `GoOptions` gives them. */
+export interface GoOrigin {
+  /** The name for dumps. */
+  readonly name?: string;
+  /** Where the thread was spawned. */
+  readonly createdAt?: string;
+}
+
+/**
+ * The green thread each async context runs, for `currentThread()`: read on
+ * parking paths only (a lookup costs a few tens of nanoseconds).
+ */
+export const threadStorage: AsyncLocalStorage<GreenThread> =
+  new AsyncLocalStorage<GreenThread>();
+
+/** What GreenThread lends this module (see the top of the file). */
+export interface ThreadControl {
+  create(
+    run: RunState,
+    id: number,
+    origin: GoOrigin | undefined,
+    parent: GreenThread | number | undefined,
+  ): GreenThread;
+  run(thread: GreenThread): RunState;
+  parked(thread: GreenThread): Parked | undefined;
+  nextLive(thread: GreenThread): GreenThread | undefined;
+  block(thread: GreenThread, reason: WaitReason, parked: Parked): void;
+  unblock(thread: GreenThread, parked: Parked): boolean;
+  link(thread: GreenThread): void;
+  finish(thread: GreenThread, panic: Panic | undefined): boolean;
+}
+
+/** What Scheduler lends this module (see the top of the file). */
+export interface SchedulerControl {
+  run(scheduler: Scheduler): RunState;
+  exit(
+    scheduler: Scheduler,
+    thread: GreenThread,
+    panic: Panic | undefined,
+  ): void;
+}
+
+let threads: ThreadControl;
+let schedulers: SchedulerControl;
+
+/**
+ * Takes GreenThread's closures; only its static block calls this.
+ *
+ * @param control The closures.
+ */
+export function lendThreadControl(control: ThreadControl): void {
+  threads = control;
+}
+
+/**
+ * Takes Scheduler's closures; only its static block calls this.
+ *
+ * @param control The closures.
+ */
+export function lendSchedulerControl(control: SchedulerControl): void {
+  schedulers = control;
+}
+
+/**
+ * Makes a thread of `run`; only Scheduler calls this. A thread with a
+ * `parent` draws from a random stream derived from the parent's; a number
+ * is a stream key reserved with `reserveChildKey()`.
+ *
+ * @param run The run the thread belongs to.
+ * @param id Its number in the run.
+ * @param origin Its name and creation site.
+ * @param parent The spawning thread, a reserved stream key, or none.
+ * @returns The thread, not yet on the run's live list.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { createThread, schedulerRun } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * const t = createThread(schedulerRun(s), 9, { name: "x" }, undefined);
+ * assertEquals([t.id, t.name, t.scheduler === s], [9, "x", true]);
+ * ```
+ */
+export function createThread(
+  run: RunState,
+  id: number,
+  origin: GoOrigin | undefined,
+  parent: GreenThread | number | undefined,
+): GreenThread {
+  return threads.create(run, id, origin, parent);
+}
+
+/**
+ * The run a thread belongs to.
+ *
+ * @param thread The thread.
+ * @returns Its run's state.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { schedulerRun, threadRun } from "./_thread_control.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run((main) => assert(threadRun(main) === schedulerRun(s)));
+ * ```
+ */
+export function threadRun(thread: GreenThread): RunState {
+  return threads.run(thread);
+}
+
+/**
+ * What a thread waits on while blocked.
+ *
+ * @param thread The thread.
+ * @returns The operation it parked last, or `undefined` unless blocked.
+ *
+ * @example Usage
+ * ```ts
+ * import { Channel, Scheduler } from "./mod.ts";
+ * import { parkedOn } from "./_thread_control.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run(async (main) => {
+ *   const ch = new Channel<number>();
+ *   const t = s.go(() => ch.recv());
+ *   await Promise.resolve();
+ *   assert(parkedOn(t) !== undefined && parkedOn(main) === undefined);
+ *   ch.send(1);
+ * });
+ * ```
+ */
+export function parkedOn(thread: GreenThread): Parked | undefined {
+  return threads.parked(thread);
+}
+
+/**
+ * The live threads of a run, in spawn order.
+ *
+ * @param run The run.
+ * @returns Its threads that have not finished.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { liveThreads, schedulerRun } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run(() => {
+ *   s.go(() => {});
+ *   assertEquals(liveThreads(schedulerRun(s)).map((t) => t.id), [1, 2]);
+ * });
+ * ```
+ */
+export function liveThreads(run: RunState): GreenThread[] {
+  const list: GreenThread[] = [];
+  for (let t = run.liveHead; t !== undefined; t = threads.nextLive(t)) {
+    list.push(t);
+  }
+  return list;
+}
+
+/**
+ * Counts `thread` as parked on `parked`. Precondition: its run has not
+ * ended. A done thread (an operation it left running parks) is not counted.
+ *
+ * @param thread The thread.
+ * @param reason Why it waits, for dumps.
+ * @param parked The operation it waits on.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { blockThread, unblockThread } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run((main) => {
+ *   const parked = { unlink() {} };
+ *   blockThread(main, "sleep", parked);
+ *   assertEquals(main.waitReason, "sleep");
+ *   unblockThread(main, parked);
+ *   assertEquals(main.state, "runnable");
+ * });
+ * ```
+ */
+export function blockThread(
+  thread: GreenThread,
+  reason: WaitReason,
+  parked: Parked,
+): void {
+  threads.block(thread, reason, parked);
+}
+
+/**
+ * Resumes an operation of `thread`: the thread becomes runnable if that is
+ * the operation it waits on.
+ *
+ * @param thread The thread.
+ * @param parked The operation.
+ * @returns False, changing nothing, when the thread's run has ended: the
+ * caller must then not resume anything.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { blockThread, unblockThread } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run((main) => {
+ *   const first = { unlink() {} };
+ *   const last = { unlink() {} };
+ *   blockThread(main, "sleep", first);
+ *   blockThread(main, "select", last);
+ *   assertEquals(unblockThread(main, first), true);
+ *   assertEquals(main.state, "blocked"); // it waits on `last`
+ *   unblockThread(main, last);
+ *   assertEquals(main.state, "runnable");
+ * });
+ * ```
+ */
+export function unblockThread(thread: GreenThread, parked: Parked): boolean {
+  return threads.unblock(thread, parked);
+}
+
+/**
+ * Adds a new thread to its run's live list; only Scheduler calls this.
+ *
+ * @param thread The thread, fresh from `createThread`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import {
+ *   createThread,
+ *   linkThread,
+ *   schedulerRun,
+ * } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * const t = createThread(schedulerRun(s), 5, undefined, undefined);
+ * linkThread(t);
+ * assertEquals(s.threads(), [t]);
+ * ```
+ */
+export function linkThread(thread: GreenThread): void {
+  threads.link(thread);
+}
+
+/**
+ * Marks `thread` done and takes it off the live list, settling `done` with
+ * its panic if any; only Scheduler calls this.
+ *
+ * @param thread The thread.
+ * @param panic What ended it, if it panicked.
+ * @returns Whether anyone has asked for the thread's `done`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import {
+ *   createThread,
+ *   finishThread,
+ *   linkThread,
+ *   schedulerRun,
+ * } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * const t = createThread(schedulerRun(s), 5, undefined, undefined);
+ * linkThread(t);
+ * assertEquals(finishThread(t, undefined), false);
+ * assertEquals([t.state, s.threads().length], ["done", 0]);
+ * ```
+ */
+export function finishThread(
+  thread: GreenThread,
+  panic: Panic | undefined,
+): boolean {
+  return threads.finish(thread, panic);
+}
+
+/**
+ * Calls `fn(thread)` as the body of `thread`, inside its own async context
+ * when `context` is true, else with none (see `exitContext`).
+ *
+ * @typeParam R What `fn` returns.
+ * @param thread The thread.
+ * @param fn Its body.
+ * @param context Whether the thread has an async context of its own.
+ * @returns What `fn` returns.
+ *
+ * @example Usage
+ * ```ts
+ * import { currentThread, Scheduler } from "./mod.ts";
+ * import { enterThread } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * await new Scheduler({ seed: 1 }).run((main) => {
+ *   assertEquals(enterThread(main, () => currentThread(), false), main);
+ * });
+ * ```
+ */
+export function enterThread<R>(
+  thread: GreenThread,
+  fn: (thread: GreenThread) => R,
+  context: boolean,
+): R {
+  return context ? threadStorage.run(thread, fn, thread) : fn(thread);
+}
+
+/**
+ * Calls `fn` outside every green thread's async context, so that threads it
+ * starts without a context of their own do not inherit the caller's.
+ *
+ * @param fn What to call.
+ *
+ * @example Usage
+ * ```ts
+ * import { currentThread, Scheduler } from "./mod.ts";
+ * import { exitContext } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * await new Scheduler({ seed: 1 }).run(() => {
+ *   exitContext(() => assertEquals(currentThread(), undefined));
+ * });
+ * ```
+ */
+export function exitContext(fn: () => void): void {
+  // Not storage.exit(): in Deno the continuations of promises made inside
+  // exit() still see the outer context.
+  threadStorage.run(undefined as unknown as GreenThread, fn);
+}
+
+/**
+ * The state of a scheduler's run (timers, parking, a pool).
+ *
+ * @param scheduler The scheduler.
+ * @returns Its run's state.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { schedulerRun } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * assertEquals(schedulerRun(s).scheduler, s);
+ * ```
+ */
+export function schedulerRun(scheduler: Scheduler): RunState {
+  return schedulers.run(scheduler);
+}
+
+/**
+ * What a thread's function returns to say that it will end its thread
+ * itself: it promises to call {@linkcode exitThread} exactly once, later,
+ * and to let no error escape. The scheduler then does not watch a promise
+ * for the thread, which saves about 190 bytes per suspended thread; the
+ * runtime's interpreter ends its threads this way.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { ENDS_ITSELF, exitThread } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await s.run(async () => {
+ *   const t = s.go((t) => {
+ *     setTimeout(() => exitThread(t, undefined), 1);
+ *     return ENDS_ITSELF;
+ *   });
+ *   await t.done;
+ *   assertEquals(t.state, "done");
+ * });
+ * ```
+ */
+export const ENDS_ITSELF: unique symbol = Symbol("rill.endsItself");
+
+/**
+ * Ends `thread`, which returned or threw `panic`: what a thread function
+ * that returned {@linkcode ENDS_ITSELF} calls once it is over. Does
+ * nothing once the thread's run has ended.
+ *
+ * @param thread The thread.
+ * @param panic What ended it, if it panicked.
+ *
+ * @example Usage
+ * ```ts
+ * import { Panic, Scheduler } from "./mod.ts";
+ * import { ENDS_ITSELF, exitThread } from "./_thread_control.ts";
+ * import { assertRejects } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1 });
+ * await assertRejects(
+ *   () =>
+ *     s.run((main) => {
+ *       queueMicrotask(() => exitThread(main, new Panic("boom")));
+ *       return ENDS_ITSELF;
+ *     }),
+ *   Panic,
+ *   "boom",
+ * );
+ * ```
+ */
+export function exitThread(
+  thread: GreenThread,
+  panic: Panic | undefined,
+): void {
+  schedulers.exit(thread.scheduler, thread, panic);
+}
