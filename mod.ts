@@ -54,6 +54,10 @@ export type { FeedTarget } from "./runtime/run/feed_binding.ts";
 export { BlockLayout, Scope } from "./runtime/core/scope.ts";
 export { TensorArray } from "./runtime/core/value.ts";
 export type { RawValue, TensorChannel, Value } from "./runtime/core/value.ts";
+export {
+  SharedChannel,
+  type SharedOpOptions,
+} from "./scheduler/shared/shared_channel.ts";
 export { InternalError, ProgramError } from "./runtime/core/errors.ts";
 export type { ProgramErrorWhere } from "./runtime/core/errors.ts";
 export { validateProgram } from "./runtime/check/validate.ts";

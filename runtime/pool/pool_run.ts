@@ -28,7 +28,7 @@ import {
   type PoolMember,
   SharedWait,
 } from "../../scheduler/shared/pool_member.ts";
-import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
+import type { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
 import { schedulerRun } from "../../scheduler/_thread_control.ts";
 import { runThreadBlock } from "../exec/block_runner.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
@@ -45,6 +45,7 @@ import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
+import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
 
 /** The message that tells the main thread to print the log. */
 const PRINT_LOG = 0;
@@ -141,7 +142,7 @@ export class PoolRun {
    * @returns The channel.
    */
   makeChannel(capacity: number, dtype?: DType): SharedChannel<Tensor> {
-    return SharedChannel.create(
+    return createSharedChannel(
       this.member,
       capacity,
       tensorCodec,
