@@ -17,7 +17,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { GreenThread, WaitReason } from "./green_thread.ts";
 import type { Panic } from "./panic.ts";
 import type { RunState } from "./_run_state.ts";
-import type { Scheduler } from "./scheduler.ts";
+import type { GoOptions, Scheduler, ThreadFunction } from "./scheduler.ts";
 
 /** What a parked thread waits on, so that the end of a run can unlink it. */
 export interface Parked {
@@ -51,6 +51,7 @@ export interface ThreadControl {
   run(thread: GreenThread): RunState;
   parked(thread: GreenThread): Parked | undefined;
   nextLive(thread: GreenThread): GreenThread | undefined;
+  reserveChildKey(thread: GreenThread): number;
   block(thread: GreenThread, reason: WaitReason, parked: Parked): void;
   unblock(thread: GreenThread, parked: Parked): boolean;
   link(thread: GreenThread): void;
@@ -65,6 +66,12 @@ export interface SchedulerControl {
     thread: GreenThread,
     panic: Panic | undefined,
   ): void;
+  goFromKey(
+    scheduler: Scheduler,
+    key: number,
+    fn: ThreadFunction,
+    options: GoOptions | undefined,
+  ): GreenThread;
 }
 
 let threads: ThreadControl;
@@ -91,7 +98,7 @@ export function lendSchedulerControl(control: SchedulerControl): void {
 /**
  * Makes a thread of `run`; only Scheduler calls this. A thread with a
  * `parent` draws from a random stream derived from the parent's; a number
- * is a stream key reserved with `reserveChildKey()`.
+ * is a stream key reserved with {@linkcode reserveChildKey}.
  *
  * @param run The run the thread belongs to.
  * @param id Its number in the run.
@@ -190,6 +197,37 @@ export function liveThreads(run: RunState): GreenThread[] {
     list.push(t);
   }
   return list;
+}
+
+/**
+ * Reserves the random stream of a thread's next child: the key a child
+ * spawned on another worker is made with ({@linkcode goFromKey}), so that
+ * it draws what it would have drawn here. The pool calls this.
+ *
+ * @param thread The spawning thread.
+ * @returns A stream key.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { goFromKey, reserveChildKey } from "./_thread_control.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const draws: number[] = [];
+ * for (const elsewhere of [false, true]) {
+ *   const s = new Scheduler({ seed: 1, threadContext: false });
+ *   await s.run((main) => {
+ *     const child = elsewhere
+ *       ? goFromKey(s, reserveChildKey(main), () => {}, undefined)
+ *       : s.goFrom(main, () => {});
+ *     draws.push(child.random.nextUint32());
+ *   });
+ * }
+ * assertEquals(draws[0], draws[1]);
+ * ```
+ */
+export function reserveChildKey(thread: GreenThread): number {
+  return threads.reserveChildKey(thread);
 }
 
 /**
@@ -384,6 +422,40 @@ export function exitContext(fn: () => void): void {
  */
 export function schedulerRun(scheduler: Scheduler): RunState {
   return schedulers.run(scheduler);
+}
+
+/**
+ * Starts `fn` on a new green thread of `scheduler` whose random stream is
+ * `key`, reserved with {@linkcode reserveChildKey} by its parent on another
+ * worker: `Scheduler.goFrom` for a child spawned away from its parent. The
+ * pool calls this.
+ *
+ * @param scheduler The scheduler.
+ * @param key The child's stream key.
+ * @param fn The thread's function; it gets the new thread.
+ * @param options A name and a creation site for dumps.
+ * @returns The new thread.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "./scheduler.ts";
+ * import { goFromKey, reserveChildKey } from "./_thread_control.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const s = new Scheduler({ seed: 1, threadContext: false });
+ * await s.run((main) => {
+ *   const child = goFromKey(s, reserveChildKey(main), () => {}, undefined);
+ *   assert(child.random !== main.random);
+ * });
+ * ```
+ */
+export function goFromKey(
+  scheduler: Scheduler,
+  key: number,
+  fn: ThreadFunction,
+  options: GoOptions | undefined,
+): GreenThread {
+  return schedulers.goFromKey(scheduler, key, fn, options);
 }
 
 /**

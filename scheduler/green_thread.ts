@@ -146,32 +146,15 @@ export class GreenThread {
     this.#lineage = typeof parent === "number"
       ? parent
       : parent !== undefined
-      ? parent.reserveChildKey()
+      ? parent.#reserveChildKey()
       : id === 1
       ? 0
       : childKey(ORPHAN_KEY, id);
   }
 
-  /**
-   * Reserves the random stream of this thread's next child: the key a
-   * child spawned on another worker is made with, so that it draws what it
-   * would have drawn here.
-   *
-   * @returns A stream key for `Scheduler.goFrom`.
-   *
-   * @example Usage
-   * ```ts
-   * import { Scheduler } from "./mod.ts";
-   * import { assert } from "@std/assert";
-   *
-   * const s = new Scheduler({ seed: 1, threadContext: false });
-   * await s.run((main) => {
-   *   const key = main.reserveChildKey();
-   *   assert(s.goFrom(key, () => {}).random.nextUint32() !== main.random.nextUint32());
-   * });
-   * ```
-   */
-  reserveChildKey(): number {
+  // Reserves the random stream of this thread's next child (see
+  // reserveChildKey in _thread_control.ts).
+  #reserveChildKey(): number {
     const lineage = this.#lineageRecord();
     return childKey(lineage.key, ++lineage.children);
   }
@@ -305,6 +288,7 @@ export class GreenThread {
       run: (t) => t.#run,
       parked: (t) => t.#parked,
       nextLive: (t) => t.#nextLive,
+      reserveChildKey: (t) => t.#reserveChildKey(),
       block(t, reason, parked) {
         const s = t.#status;
         if (s === "done") return;

@@ -304,8 +304,7 @@ export class Scheduler {
    * {@linkcode GreenThread.prototype.random}), so what it draws does not
    * depend on how the run's threads interleave.
    *
-   * @param parent The spawning thread, of this scheduler, or a stream key
-   * it reserved (`reserveChildKey()`) for a child spawned here.
+   * @param parent The spawning thread, of this scheduler.
    * @param fn The thread's function; it gets the new thread.
    * @param options A name and a creation site for dumps.
    * @returns The new thread.
@@ -322,9 +321,19 @@ export class Scheduler {
    * ```
    */
   goFrom(
-    parent: GreenThread | number,
+    parent: GreenThread,
     fn: ThreadFunction,
     options?: GoOptions,
+  ): GreenThread {
+    return this.#goFrom(parent, fn, options);
+  }
+
+  // A parent may also be a stream key a thread reserved for a child spawned
+  // here (goFromKey in _thread_control.ts).
+  #goFrom(
+    parent: GreenThread | number,
+    fn: ThreadFunction,
+    options: GoOptions | undefined,
   ): GreenThread {
     const t = createThread(this.#run, this.#newId(), options, parent);
     this.#spawn(t, fn);
@@ -525,6 +534,7 @@ export class Scheduler {
     lendSchedulerControl({
       run: (s) => s.#run,
       exit: (s, t, panic) => s.#exit(t, panic),
+      goFromKey: (s, key, fn, options) => s.#goFrom(key, fn, options),
     });
   }
 }

@@ -29,7 +29,11 @@ import {
   SharedWait,
 } from "../../scheduler/shared/pool_member.ts";
 import type { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
-import { schedulerRun } from "../../scheduler/_thread_control.ts";
+import {
+  goFromKey,
+  reserveChildKey,
+  schedulerRun,
+} from "../../scheduler/_thread_control.ts";
 import { runThreadBlock } from "../exec/block_runner.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
 import { freeVariables } from "../check/free_variables.ts";
@@ -330,7 +334,7 @@ export class PoolRun {
     const i32 = heap.i32;
     const b = blob >> 2;
     i32[b + S_BLOCK] = block;
-    i32[b + S_KEY] = parent.reserveChildKey();
+    i32[b + S_KEY] = reserveChildKey(parent);
     i32[b + S_GROUP] = iteration?.group ?? 0;
     i32[b + S_INDEX] = iteration?.index ?? 0;
     i32[b + S_COUNT] = names.length;
@@ -435,8 +439,8 @@ export class PoolRun {
     const done = group === 0 ? undefined : () => this.#iterationDone(group);
     const run = (thread: GreenThread) =>
       runThreadBlock(body, child, threadContext(services, thread), done);
-    m.scheduler.goFrom(key, run, this.#createdAt.get(block));
-    // goFrom counted the thread; the spawner already had (see spawn()).
+    goFromKey(m.scheduler, key, run, this.#createdAt.get(block));
+    // goFromKey counted the thread; the spawner already had (see spawn()).
     m.changed(-1);
   }
 
