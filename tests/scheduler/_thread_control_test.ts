@@ -11,10 +11,12 @@ import {
   ENDS_ITSELF,
   exitThread,
   finishThread,
+  goFromKey,
   linkThread,
   liveThreads,
   type Parked,
   parkedOn,
+  reserveChildKey,
   schedulerRun,
   threadRun,
   unblockThread,
@@ -99,4 +101,23 @@ Deno.test("exitThread() ends a thread that returned ENDS_ITSELF, and a panic fai
     Panic,
     "late",
   );
+});
+
+Deno.test("goFromKey() on a key from reserveChildKey() draws what goFrom() would have, and takes the parent's next child's stream", async () => {
+  const draws = async (away: boolean) => {
+    const s = new Scheduler({ seed: 5, threadContext: false });
+    const got: number[] = [];
+    await s.run((main) => {
+      for (let i = 0; i < 3; i++) {
+        const child = away
+          ? goFromKey(s, reserveChildKey(main), () => {}, undefined)
+          : s.goFrom(main, () => {});
+        got.push(child.random.nextUint32());
+      }
+    });
+    return got;
+  };
+  const here = await draws(false);
+  assertEquals(await draws(true), here);
+  assertEquals(new Set(here).size, 3);
 });
