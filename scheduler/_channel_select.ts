@@ -3,9 +3,10 @@
 // (and tests that look at a queue); programs use Channel's public methods.
 //
 // Channel keeps its state in #private fields and lends this module closures
-// over them once, from a static block, when channel.ts is evaluated: so the
-// fields stay private to the class, and a call here costs what a method
-// call did (V8 inlines the closure at a monomorphic call site).
+// over them once, from a static block, when channel.ts is evaluated; this
+// module exports them as they are (bindings that importers only read,
+// assigned by lendChannelSelect alone). So the fields stay private to the
+// class, and a call costs what a method call did (see _thread_control.ts).
 //
 // The invariants these keep are channel.ts's.
 
@@ -15,17 +16,18 @@ import type { WaitQueue } from "./_waiter.ts";
 
 /** What Channel lends this module (see the top of the file). */
 export interface ChannelSelect {
-  recvInto(ch: Channel<unknown>, out: { value: unknown; ok: boolean }): void;
-  sendNow(
-    ch: Channel<unknown>,
-    value: unknown,
+  recvInto: <T>(
+    ch: Channel<T>,
+    out: { value: unknown; ok: boolean },
+  ) => void;
+  sendNow: <T>(
+    ch: Channel<T>,
+    value: T,
     thread: GreenThread | undefined,
-  ): void;
-  receivers(ch: Channel<unknown>): WaitQueue;
-  senders(ch: Channel<unknown>): WaitQueue;
+  ) => void;
+  receiversOf: <T>(ch: Channel<T>) => WaitQueue;
+  sendersOf: <T>(ch: Channel<T>) => WaitQueue;
 }
-
-let lent: ChannelSelect;
 
 /**
  * Takes Channel's closures; only its static block calls this.
@@ -33,7 +35,7 @@ let lent: ChannelSelect;
  * @param closures The closures.
  */
 export function lendChannelSelect(closures: ChannelSelect): void {
-  lent = closures;
+  ({ recvInto, sendNow, receiversOf, sendersOf } = closures);
 }
 
 /**
@@ -61,12 +63,7 @@ export function lendChannelSelect(closures: ChannelSelect): void {
  * assertEquals(out, { value: 0, ok: false });
  * ```
  */
-export function recvInto<T>(
-  ch: Channel<T>,
-  out: { value: unknown; ok: boolean },
-): void {
-  lent.recvInto(ch, out);
-}
+export let recvInto: ChannelSelect["recvInto"];
 
 /**
  * Sends on `ch` at once (select's first pass). Precondition:
@@ -89,13 +86,7 @@ export function recvInto<T>(
  * assertEquals(ch.recv(), "a");
  * ```
  */
-export function sendNow<T>(
-  ch: Channel<T>,
-  value: T,
-  thread: GreenThread | undefined,
-): void {
-  lent.sendNow(ch, value, thread);
-}
+export let sendNow: ChannelSelect["sendNow"];
 
 /**
  * The queue of `ch`'s parked receivers (select's second pass).
@@ -115,9 +106,7 @@ export function sendNow<T>(
  * assert(receiversOf(ch).head !== null && sendersOf(ch).head === null);
  * ```
  */
-export function receiversOf<T>(ch: Channel<T>): WaitQueue {
-  return lent.receivers(ch);
-}
+export let receiversOf: ChannelSelect["receiversOf"];
 
 /**
  * The queue of `ch`'s parked senders (select's second pass).
@@ -137,6 +126,4 @@ export function receiversOf<T>(ch: Channel<T>): WaitQueue {
  * assert(sendersOf(ch).head !== null && receiversOf(ch).head === null);
  * ```
  */
-export function sendersOf<T>(ch: Channel<T>): WaitQueue {
-  return lent.senders(ch);
-}
+export let sendersOf: ChannelSelect["sendersOf"];

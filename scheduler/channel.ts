@@ -531,8 +531,8 @@ export class Channel<T> {
       sendNow(ch, value, thread) {
         ch.#offer(value, thread);
       },
-      receivers: (ch) => ch.#recvq,
-      senders: (ch) => ch.#sendq,
+      receiversOf: (ch) => ch.#recvq,
+      sendersOf: (ch) => ch.#sendq,
     });
   }
 }

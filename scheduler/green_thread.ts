@@ -283,13 +283,13 @@ export class GreenThread {
   // _thread_control.ts calls (see there).
   static {
     lendThreadControl({
-      create: (run, id, origin, parent) =>
+      createThread: (run, id, origin, parent) =>
         new GreenThread(run, id, origin, parent),
-      run: (t) => t.#run,
-      parked: (t) => t.#parked,
+      threadRun: (t) => t.#run,
+      parkedOn: (t) => t.#parked,
       nextLive: (t) => t.#nextLive,
       reserveChildKey: (t) => t.#reserveChildKey(),
-      block(t, reason, parked) {
+      blockThread(t, reason, parked) {
         const s = t.#status;
         if (s === "done") return;
         t.#status = reason;
@@ -300,7 +300,7 @@ export class GreenThread {
         run.shared?.changed(-1);
         if (!run.checkQueued) run.queueCheck();
       },
-      unblock(t, parked) {
+      unblockThread(t, parked) {
         const run = t.#run;
         if (run.ended) return false;
         if (t.#parked !== parked) return true; // not what it waits on
@@ -310,7 +310,7 @@ export class GreenThread {
         run.shared?.changed(1);
         return true;
       },
-      link(t) {
+      linkThread(t) {
         const run = t.#run;
         t.#prevLive = run.liveTail;
         if (run.liveTail === undefined) run.liveHead = t;
@@ -319,7 +319,7 @@ export class GreenThread {
         run.addLive();
         run.shared?.changed(1);
       },
-      finish(t, panic) {
+      finishThread(t, panic) {
         const run = t.#run;
         const s = t.#status;
         if (s !== "runnable" && s !== "done") run.blocked--;

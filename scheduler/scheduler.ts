@@ -532,8 +532,8 @@ export class Scheduler {
   // there).
   static {
     lendSchedulerControl({
-      run: (s) => s.#run,
-      exit: (s, t, panic) => s.#exit(t, panic),
+      schedulerRun: (s) => s.#run,
+      exitThread: (t, panic) => t.scheduler.#exit(t, panic),
       goFromKey: (s, key, fn, options) => s.#goFrom(key, fn, options),
     });
   }
