@@ -1,24 +1,23 @@
 // The scheduler's side of a green thread: making threads, entering their
-// async context, moving them between runnable, blocked and done, and ending
-// the threads a runtime ends itself. Only the scheduler, the waiters, the
-// timers and the pool (scheduler/shared/, and the runtime's block runner
-// for ENDS_ITSELF and exitThread) call these; programs see a GreenThread's
-// public members only.
+// async context, the live list, finishing threads, and ending the threads a
+// runtime ends itself. Only the scheduler, the waiters, the timers and the
+// pool (scheduler/shared/, and the runtime's block runner for ENDS_ITSELF
+// and exitThread) call these; programs see a GreenThread's public members
+// only. What runs on every park and wake-up (a thread's run, block and
+// unblock) stays a method of GreenThread, private to the type: see there.
 //
 // GreenThread and Scheduler keep their state in #private fields. Each class
 // lends this module closures over those fields once, from a static block,
 // when its module is evaluated (before any thread exists), and this module
 // exports them as they are: bindings that importers only read, assigned by
 // lendThreadControl and lendSchedulerControl alone. So the fields stay
-// private to their class, and a call is one call, as a method call was
-// (measured on select's ready path, which uses _channel_select.ts alike:
-// about 0.3 ns more per select than with methods; a wrapper function
-// around each closure cost twice that).
+// private to their class, and a call is one call, though through an
+// imported binding, which costs more than a method call: fine once per
+// thread, not once per channel operation.
 //
 // The invariants these keep are green_thread.ts's and _run_state.ts's.
 
-import { AsyncLocalStorage } from "node:async_hooks";
-import type { GreenThread, WaitReason } from "./green_thread.ts";
+import type { GreenThread } from "./green_thread.ts";
 import type { Panic } from "./panic.ts";
 import type { RunState } from "./_run_state.ts";
 import type { GoOptions, Scheduler, ThreadFunction } from "./scheduler.ts";
@@ -37,13 +36,6 @@ export interface GoOrigin {
   readonly createdAt?: string;
 }
 
-/**
- * The green thread each async context runs, for `currentThread()`: read on
- * parking paths only (a lookup costs a few tens of nanoseconds).
- */
-export const threadStorage: AsyncLocalStorage<GreenThread> =
-  new AsyncLocalStorage<GreenThread>();
-
 /** What GreenThread lends this module (see the top of the file). */
 export interface ThreadControl {
   createThread: (
@@ -52,18 +44,17 @@ export interface ThreadControl {
     origin: GoOrigin | undefined,
     parent: GreenThread | number | undefined,
   ) => GreenThread;
-  threadRun: (thread: GreenThread) => RunState;
   parkedOn: (thread: GreenThread) => Parked | undefined;
   nextLive: (thread: GreenThread) => GreenThread | undefined;
   reserveChildKey: (thread: GreenThread) => number;
-  blockThread: (
-    thread: GreenThread,
-    reason: WaitReason,
-    parked: Parked,
-  ) => void;
-  unblockThread: (thread: GreenThread, parked: Parked) => boolean;
   linkThread: (thread: GreenThread) => void;
   finishThread: (thread: GreenThread, panic: Panic | undefined) => boolean;
+  enterThread: <R>(
+    thread: GreenThread,
+    fn: (thread: GreenThread) => R,
+    context: boolean,
+  ) => R;
+  exitContext: (fn: () => void) => void;
 }
 
 /** What Scheduler lends this module (see the top of the file). */
@@ -86,14 +77,13 @@ export interface SchedulerControl {
 export function lendThreadControl(control: ThreadControl): void {
   ({
     createThread,
-    threadRun,
     parkedOn,
     nextLive,
     reserveChildKey,
-    blockThread,
-    unblockThread,
     linkThread,
     finishThread,
+    enterThread,
+    exitContext,
   } = control);
 }
 
@@ -131,24 +121,6 @@ let nextLive: ThreadControl["nextLive"];
  * ```
  */
 export let createThread: ThreadControl["createThread"];
-
-/**
- * The run a thread belongs to.
- *
- * @param thread The thread.
- * @returns Its run's state.
- *
- * @example Usage
- * ```ts
- * import { Scheduler } from "./scheduler.ts";
- * import { schedulerRun, threadRun } from "./_thread_control.ts";
- * import { assert } from "@std/assert";
- *
- * const s = new Scheduler({ seed: 1 });
- * await s.run((main) => assert(threadRun(main) === schedulerRun(s)));
- * ```
- */
-export let threadRun: ThreadControl["threadRun"];
 
 /**
  * What a thread waits on while blocked.
@@ -231,62 +203,6 @@ export function liveThreads(run: RunState): GreenThread[] {
 export let reserveChildKey: ThreadControl["reserveChildKey"];
 
 /**
- * Counts `thread` as parked on `parked`. Precondition: its run has not
- * ended. A done thread (an operation it left running parks) is not counted.
- *
- * @param thread The thread.
- * @param reason Why it waits, for dumps.
- * @param parked The operation it waits on.
- *
- * @example Usage
- * ```ts
- * import { Scheduler } from "./scheduler.ts";
- * import { blockThread, unblockThread } from "./_thread_control.ts";
- * import { assertEquals } from "@std/assert";
- *
- * const s = new Scheduler({ seed: 1 });
- * await s.run((main) => {
- *   const parked = { unlink() {} };
- *   blockThread(main, "sleep", parked);
- *   assertEquals(main.waitReason, "sleep");
- *   unblockThread(main, parked);
- *   assertEquals(main.state, "runnable");
- * });
- * ```
- */
-export let blockThread: ThreadControl["blockThread"];
-
-/**
- * Resumes an operation of `thread`: the thread becomes runnable if that is
- * the operation it waits on.
- *
- * @param thread The thread.
- * @param parked The operation.
- * @returns False, changing nothing, when the thread's run has ended: the
- * caller must then not resume anything.
- *
- * @example Usage
- * ```ts
- * import { Scheduler } from "./scheduler.ts";
- * import { blockThread, unblockThread } from "./_thread_control.ts";
- * import { assertEquals } from "@std/assert";
- *
- * const s = new Scheduler({ seed: 1 });
- * await s.run((main) => {
- *   const first = { unlink() {} };
- *   const last = { unlink() {} };
- *   blockThread(main, "sleep", first);
- *   blockThread(main, "select", last);
- *   assertEquals(unblockThread(main, first), true);
- *   assertEquals(main.state, "blocked"); // it waits on `last`
- *   unblockThread(main, last);
- *   assertEquals(main.state, "runnable");
- * });
- * ```
- */
-export let unblockThread: ThreadControl["unblockThread"];
-
-/**
  * Adds a new thread to its run's live list; only Scheduler calls this.
  *
  * @param thread The thread, fresh from `createThread`.
@@ -358,13 +274,7 @@ export let finishThread: ThreadControl["finishThread"];
  * });
  * ```
  */
-export function enterThread<R>(
-  thread: GreenThread,
-  fn: (thread: GreenThread) => R,
-  context: boolean,
-): R {
-  return context ? threadStorage.run(thread, fn, thread) : fn(thread);
-}
+export let enterThread: ThreadControl["enterThread"];
 
 /**
  * Calls `fn` outside every green thread's async context, so that threads it
@@ -383,11 +293,7 @@ export function enterThread<R>(
  * });
  * ```
  */
-export function exitContext(fn: () => void): void {
-  // Not storage.exit(): in Deno the continuations of promises made inside
-  // exit() still see the outer context.
-  threadStorage.run(undefined as unknown as GreenThread, fn);
-}
+export let exitContext: ThreadControl["exitContext"];
 
 /**
  * The state of a scheduler's run (timers, parking, a pool).

@@ -5,12 +5,7 @@ import {
   type GreenThread,
   type WaitReason,
 } from "./green_thread.ts";
-import {
-  blockThread,
-  type Parked,
-  threadRun,
-  unblockThread,
-} from "./_thread_control.ts";
+import type { Parked } from "./_thread_control.ts";
 
 /** Options for {@linkcode blockForever}. */
 export interface BlockForeverOptions {
@@ -68,17 +63,17 @@ export function blockForever(
   if (thread === undefined) {
     return signal === undefined ? new Promise(noop) : abortable(signal);
   }
-  const run = threadRun(thread);
+  const run = thread["runState"];
   if (run.ended) return new Promise(noop);
   // Nothing is queued anywhere: nothing to unlink.
   const nowhere: Parked = signal === undefined ? NOWHERE : { unlink: noop };
-  blockThread(thread, reason, nowhere);
+  thread["block"](reason, nowhere);
   if (signal === undefined) return new Promise(noop);
   // The signal may fire from outside the run: pending work until it does.
   run.addPending();
   return new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => {
-      if (!unblockThread(thread, nowhere)) return;
+      if (!thread["unblock"](nowhere)) return;
       run.settle();
       reject(signal.reason);
     }, { once: true });

@@ -1,8 +1,7 @@
 // Green threads: async continuations that the Scheduler knows by id, state
 // and wait reason.
 //
-// By default a green thread runs inside `threadStorage.run(thread, fn)` (see
-// _thread_control.ts, which holds the scheduler's side of a thread), so every
+// By default a green thread runs inside `storage.run(thread, fn)`, so every
 // await in it carries the thread along and `currentThread()` finds it. Reading
 // the storage costs a few tens of nanoseconds, so only the parking path reads
 // it: an operation that completes at once never asks which thread it runs on.
@@ -30,6 +29,7 @@
 //   depends on the seed and the thread's lineage, not on which worker or
 //   in which order threads ran.
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Panic } from "./panic.ts";
 import { Random } from "./random.ts";
 import type { RunState } from "./_run_state.ts";
@@ -38,8 +38,9 @@ import {
   type GoOrigin,
   lendThreadControl,
   type Parked,
-  threadStorage,
 } from "./_thread_control.ts";
+
+const storage = new AsyncLocalStorage<GreenThread>();
 
 /** Where a green thread is in its life: running or ready to, parked, or finished. */
 export type ThreadState = "runnable" | "blocked" | "done";
@@ -81,7 +82,7 @@ interface DoneRecord extends PromiseWithResolvers<void> {
  * ```
  */
 export function currentThread(): GreenThread | undefined {
-  return threadStorage.getStore();
+  return storage.getStore();
 }
 
 /**
@@ -278,37 +279,71 @@ export class GreenThread {
     return r.promise;
   }
 
-  // The scheduler's side of a thread: the scheduler, the waiters, the
-  // timers and the pool move a thread between states through these, which
-  // _thread_control.ts calls (see there).
+  // The scheduler's side of a thread that runs on every park and wake-up:
+  // private to the type (out of the docs, and an error in a program), and
+  // called by element access (`thread["block"](…)`), which TypeScript
+  // allows for private members, from the waiters, the timers, the wait
+  // group, blockForever and the pool alone. They stay methods because a
+  // method call is the cheapest call V8 has: the same code as free
+  // functions imported from _thread_control.ts made a channel ping-pong
+  // round trip 10% slower (an imported binding is a load through the
+  // module's cell each time; `storage` stays in this module for the same
+  // reason, as currentThread() reads it on every park).
+
+  /** The run this thread belongs to. */
+  private get runState(): RunState {
+    return this.#run;
+  }
+
+  /**
+   * Counts this thread as parked on `parked`. Precondition: its run has not
+   * ended. A done thread (an operation it left running parks) is not
+   * counted.
+   */
+  private block(reason: WaitReason, parked: Parked): void {
+    const s = this.#status;
+    if (s === "done") return;
+    this.#status = reason;
+    this.#parked = parked;
+    if (s !== "runnable") return; // counted already
+    const run = this.#run;
+    run.blocked++;
+    run.shared?.changed(-1);
+    if (!run.checkQueued) run.queueCheck();
+  }
+
+  /**
+   * Resumes an operation of this thread: it becomes runnable if that is
+   * the operation it waits on. Returns false, changing nothing, when its
+   * run has ended: the caller must then not resume anything.
+   */
+  private unblock(parked: Parked): boolean {
+    const run = this.#run;
+    if (run.ended) return false;
+    if (this.#parked !== parked) return true; // not what it waits on
+    this.#status = "runnable";
+    this.#parked = undefined;
+    run.blocked--;
+    run.shared?.changed(1);
+    return true;
+  }
+
+  // The rest of the scheduler's side of a thread, which _thread_control.ts
+  // calls (see there).
   static {
     lendThreadControl({
       createThread: (run, id, origin, parent) =>
         new GreenThread(run, id, origin, parent),
-      threadRun: (t) => t.#run,
       parkedOn: (t) => t.#parked,
       nextLive: (t) => t.#nextLive,
       reserveChildKey: (t) => t.#reserveChildKey(),
-      blockThread(t, reason, parked) {
-        const s = t.#status;
-        if (s === "done") return;
-        t.#status = reason;
-        t.#parked = parked;
-        if (s !== "runnable") return; // counted already
-        const run = t.#run;
-        run.blocked++;
-        run.shared?.changed(-1);
-        if (!run.checkQueued) run.queueCheck();
+      enterThread(thread, fn, context) {
+        return context ? storage.run(thread, fn, thread) : fn(thread);
       },
-      unblockThread(t, parked) {
-        const run = t.#run;
-        if (run.ended) return false;
-        if (t.#parked !== parked) return true; // not what it waits on
-        t.#status = "runnable";
-        t.#parked = undefined;
-        run.blocked--;
-        run.shared?.changed(1);
-        return true;
+      exitContext(fn) {
+        // Not storage.exit(): in Deno the continuations of promises made
+        // inside exit() still see the outer context.
+        storage.run(undefined as unknown as GreenThread, fn);
       },
       linkThread(t) {
         const run = t.#run;

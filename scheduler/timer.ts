@@ -14,12 +14,7 @@ import {
   settleWithError,
 } from "./resumer.ts";
 import { currentScheduler, type Scheduler } from "./scheduler.ts";
-import {
-  blockThread,
-  type Parked,
-  schedulerRun,
-  unblockThread,
-} from "./_thread_control.ts";
+import { type Parked, schedulerRun } from "./_thread_control.ts";
 
 /** Options for {@linkcode sleep}. */
 export interface SleepOptions {
@@ -110,16 +105,16 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
   if (to === undefined) promise = new Promise((resolve) => to = resolve);
   // A sleeping thread waits on no channel: nothing to unlink.
   const sleeping: Parked = { unlink: noop };
-  if (thread !== undefined) blockThread(thread, "sleep", sleeping);
+  if (thread !== undefined) thread["block"]("sleep", sleeping);
   const onAbort = () => {
     run.stopTimer(handle);
-    if (thread === undefined || unblockThread(thread, sleeping)) {
+    if (thread === undefined || thread["unblock"](sleeping)) {
       settleWithError(to!, signal!.reason);
     }
   };
   const handle = run.startTimer(ms, () => {
     signal?.removeEventListener("abort", onAbort);
-    if (thread === undefined || unblockThread(thread, sleeping)) {
+    if (thread === undefined || thread["unblock"](sleeping)) {
       settle(to!, undefined);
     }
   });

@@ -13,12 +13,7 @@
 
 import { currentThread, type GreenThread } from "./green_thread.ts";
 import { Panic } from "./panic.ts";
-import {
-  blockThread,
-  type Parked,
-  threadRun,
-  unblockThread,
-} from "./_thread_control.ts";
+import type { Parked } from "./_thread_control.ts";
 
 /** Options for {@linkcode WaitGroup.prototype.wait}. */
 export interface WaitGroupWaitOptions {
@@ -107,7 +102,7 @@ export class WaitGroup {
     const woken = this.#waiters;
     this.#waiters = [];
     for (const w of woken) {
-      if (w.thread === undefined || unblockThread(w.thread, w)) w.resolve();
+      if (w.thread === undefined || w.thread["unblock"](w)) w.resolve();
     }
   }
 
@@ -138,14 +133,14 @@ export class WaitGroup {
   wait(options?: WaitGroupWaitOptions): void | Promise<void> {
     if (this.#count === 0) return;
     const thread = options?.thread ?? currentThread();
-    if (thread !== undefined && threadRun(thread).ended) {
+    if (thread !== undefined && thread["runState"].ended) {
       return new Promise(noop);
     }
     const { promise, resolve } = Promise.withResolvers<void>();
     const waiting: Waiting = { thread, resolve, unlink: noop };
     this.#waiters.push(waiting);
     if (thread !== undefined) {
-      blockThread(thread, "sync.WaitGroup.Wait", waiting);
+      thread["block"]("sync.WaitGroup.Wait", waiting);
     }
     return promise;
   }

@@ -27,13 +27,7 @@
 import type { RunState, SharedActivity } from "../_run_state.ts";
 import type { WaitReason } from "../green_thread.ts";
 import type { Scheduler } from "../scheduler.ts";
-import {
-  blockThread,
-  parkedOn,
-  schedulerRun,
-  threadRun,
-  unblockThread,
-} from "../_thread_control.ts";
+import { parkedOn, schedulerRun } from "../_thread_control.ts";
 import { Spinner } from "./_spinner.ts";
 import { VALUE_BYTES } from "./_values.ts";
 import { Global, type SharedHeap } from "./heap.ts";
@@ -353,7 +347,7 @@ export class PoolMember implements SharedActivity {
   park(parked: SharedParked, reason: WaitReason): number {
     const token = this.#freeTokens.pop() ?? this.#parked.length;
     this.#parked[token] = parked;
-    if (parked.thread !== undefined) blockThread(parked.thread, reason, parked);
+    if (parked.thread !== undefined) parked.thread["block"](reason, parked);
     return token;
   }
 
@@ -366,10 +360,12 @@ export class PoolMember implements SharedActivity {
     this.#parked[token] = undefined;
     this.#freeTokens.push(token);
     const thread = parked.thread;
-    if (thread !== undefined && threadRun(thread).ended) return this.#count(-1);
+    if (thread !== undefined && thread["runState"].ended) {
+      return this.#count(-1);
+    }
     this.#credit = 1;
     if (thread !== undefined && parkedOn(thread) === parked) {
-      unblockThread(thread, parked);
+      thread["unblock"](parked);
     }
     if (this.#credit === 1) this.#count(-1); // unblock counted nothing
     this.#credit = 0;

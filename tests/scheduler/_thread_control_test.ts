@@ -1,12 +1,6 @@
 import { assertEquals, assertRejects } from "@std/assert";
+import { Panic, Scheduler } from "../../scheduler/mod.ts";
 import {
-  Channel,
-  type GreenThread,
-  Panic,
-  Scheduler,
-} from "../../scheduler/mod.ts";
-import {
-  blockThread,
   createThread,
   ENDS_ITSELF,
   exitThread,
@@ -14,58 +8,9 @@ import {
   goFromKey,
   linkThread,
   liveThreads,
-  type Parked,
-  parkedOn,
   reserveChildKey,
   schedulerRun,
-  threadRun,
-  unblockThread,
 } from "../../scheduler/_thread_control.ts";
-import { settle } from "./_settle.ts";
-
-Deno.test("blockThread() counts a thread once however often it parks, and unblockThread() only for the last park", async () => {
-  const s = new Scheduler({ seed: 1 });
-  await s.run((main) => {
-    const run = threadRun(main);
-    const first = { unlink() {} };
-    const last = { unlink() {} };
-    blockThread(main, "chan receive", first);
-    blockThread(main, "select", last);
-    assertEquals([run.blocked, main.waitReason], [1, "select"]);
-    assertEquals(parkedOn(main), last);
-    unblockThread(main, first);
-    assertEquals(run.blocked, 1);
-    unblockThread(main, last);
-    assertEquals([run.blocked, main.state, parkedOn(main)], [
-      0,
-      "runnable",
-      undefined,
-    ]);
-  });
-});
-
-Deno.test("blockThread() leaves a done thread done and uncounted", async () => {
-  const s = new Scheduler({ seed: 1 });
-  await s.run(async () => {
-    const t = s.go(() => {});
-    await t.done;
-    blockThread(t, "sleep", { unlink() {} });
-    assertEquals([t.state, threadRun(t).blocked], ["done", 0]);
-  });
-});
-
-Deno.test("unblockThread() returns false and changes nothing once the run has ended", async () => {
-  const s = new Scheduler({ seed: 1 });
-  let t: GreenThread | undefined;
-  let parked: Parked | undefined;
-  await s.run(async () => {
-    t = s.go(() => new Channel<number>().recv());
-    await settle();
-    parked = parkedOn(t);
-  });
-  assertEquals(unblockThread(t!, parked!), false);
-  assertEquals(t!.state, "blocked");
-});
 
 Deno.test("linkThread() and finishThread() keep the run's live list in spawn order", () => {
   const run = schedulerRun(new Scheduler({ seed: 1 }));
