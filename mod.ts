@@ -54,6 +54,10 @@ export type { FeedTarget } from "./runtime/run/feed_binding.ts";
 export { BlockLayout, Scope } from "./runtime/core/scope.ts";
 export { TensorArray } from "./runtime/core/value.ts";
 export type { RawValue, TensorChannel, Value } from "./runtime/core/value.ts";
+export {
+  SharedChannel,
+  type SharedOpOptions,
+} from "./scheduler/shared/shared_channel.ts";
 export { InternalError, ProgramError } from "./runtime/core/errors.ts";
 export type { ProgramErrorWhere } from "./runtime/core/errors.ts";
 export { validateProgram } from "./runtime/check/validate.ts";
@@ -85,8 +89,10 @@ export type {
   CheckContext,
   InferContext,
   InferredType,
+  LeftOperandRows,
   NamedVariables,
   OpDef,
+  RowRule,
   SlotSpec,
   VarInfo,
   VarKind,
@@ -168,9 +174,46 @@ export type {
   TensorFileContents,
   TensorFileFormat,
 } from "./runtime/format/tensor_file.ts";
-export * from "./gen/rill/v1/framework_pb.ts";
+// The program format's messages and enums. Their schemas (what protobuf-es's
+// create(), toBinary() and fromBinary() take) are the `./proto` entry point,
+// the generated file itself: their type, protobuf-es's GenMessage, is built
+// from types protobuf-es keeps private, so no entry point that exports them
+// documents completely.
+export type {
+  BlockDesc,
+  CompatibleInfo,
+  Complex,
+  OpCompatibleMap,
+  OpCompatibleMap_OpCompatiblePair,
+  OpDesc,
+  OpDesc_Attr,
+  OpDesc_Var,
+  OpVersion,
+  OpVersionMap,
+  OpVersionMap_OpVersionPair,
+  ProgramDesc,
+  VarDesc,
+  VarDesc_Attr,
+  VarType,
+  VarType_ChannelDesc,
+  VarType_LoDTensorArrayDesc,
+  VarType_LoDTensorDesc,
+  VarType_ReaderDesc,
+  VarType_TensorDesc,
+  VarType_Tuple,
+  Version,
+} from "./gen/rill/v1/framework_pb.ts";
+export {
+  AttrType,
+  CompatibleInfo_Type,
+  Scalar_Type,
+  VarType_Type,
+} from "./gen/rill/v1/framework_pb.ts";
 /** The program format's `Scalar` message (`Scalar` names the element type). */
 export type { Scalar as ScalarMessage } from "./gen/rill/v1/framework_pb.ts";
+// What every message is built on, from protobuf-es.
+export type { Message, UnknownField } from "@bufbuild/protobuf";
+export type { WireType } from "@bufbuild/protobuf/wire";
 /** The green-thread runtime as a TypeScript API: channels, `go`, `select`, timers. */
 export * as csp from "./scheduler/mod.ts";
 

@@ -7,8 +7,8 @@
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { SharedHeap } from "../scheduler/shared/heap.ts";
 import { PoolMember } from "../scheduler/shared/pool_member.ts";
-import { SharedChannel } from "../scheduler/shared/shared_channel.ts";
 import { numberCodec } from "../tests/scheduler/shared/_number_codec.ts";
+import { openSharedChannel } from "../scheduler/shared/_channel_handle.ts";
 
 self.onmessage = async (event: MessageEvent) => {
   const { memory, data, back, count, mode } = event.data;
@@ -16,8 +16,8 @@ self.onmessage = async (event: MessageEvent) => {
   const scheduler = new Scheduler({ seed: 1, threadContext: false });
   const member = new PoolMember(heap, 1, scheduler);
   const run = scheduler.run(async (thread) => {
-    const ch = new SharedChannel(member, data, numberCodec);
-    const reply = new SharedChannel(member, back, numberCodec);
+    const ch = openSharedChannel(member, data, numberCodec);
+    const reply = openSharedChannel(member, back, numberCodec);
     const options = { thread };
     for (let i = 0; i < count; i++) {
       const p = ch.send(i, options);

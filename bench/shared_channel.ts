@@ -13,9 +13,12 @@
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { SharedHeap } from "../scheduler/shared/heap.ts";
 import { PoolMember } from "../scheduler/shared/pool_member.ts";
-import { SharedChannel } from "../scheduler/shared/shared_channel.ts";
 import { createWakeRings } from "../scheduler/shared/wake_ring.ts";
 import { numberCodec } from "../tests/scheduler/shared/_number_codec.ts";
+import {
+  channelRecord,
+  createSharedChannel,
+} from "../scheduler/shared/_channel_handle.ts";
 
 const worker = new Worker(
   new URL("./_shared_channel_worker.ts", import.meta.url),
@@ -27,13 +30,13 @@ async function measure(mode: "buffered" | "pingpong", count: number) {
   createWakeRings(heap, 2);
   const scheduler = new Scheduler({ seed: 1, threadContext: false });
   const member = new PoolMember(heap, 0, scheduler);
-  const data = SharedChannel.create(
+  const data = createSharedChannel(
     member,
     mode === "buffered" ? 1024 : 0,
     numberCodec,
     0,
   );
-  const back = SharedChannel.create(member, 0, numberCodec, 0);
+  const back = createSharedChannel(member, 0, numberCodec, 0);
   member.start({ onQuiet: () => {}, onMessage: () => {} });
   const finished = new Promise((resolve) => worker.onmessage = resolve);
   let elapsed = 0;
@@ -41,8 +44,8 @@ async function measure(mode: "buffered" | "pingpong", count: number) {
     const options = { thread };
     worker.postMessage({
       memory: heap.memory,
-      data: data.off,
-      back: back.off,
+      data: channelRecord(data),
+      back: channelRecord(back),
       count,
       mode,
     });

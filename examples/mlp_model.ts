@@ -22,11 +22,11 @@ import {
   AttrType,
   encodeNpy,
   type ProgramDesc,
-  ProgramDescSchema,
   Tensor,
   VarType_Type,
   writePaddleTensors,
 } from "../mod.ts";
+import { ProgramDescSchema } from "../gen/rill/v1/framework_pb.ts";
 
 /** The model directory, relative to the repository root. */
 export const MODEL_DIR = "examples/mlp_model";

@@ -18,7 +18,8 @@
  * @module
  */
 import type { DType, TypedArray } from "./dtype.ts";
-import { ELEMENTS_ON_DEVICE, Tensor } from "./tensor.ts";
+import { ELEMENTS_ON_DEVICE } from "./_elements_on_device.ts";
+import { Tensor } from "./tensor.ts";
 
 /** Where a device tensor's elements are, and how to bring them back. */
 export interface DeviceHome {
@@ -95,7 +96,7 @@ export class DeviceTensor extends Tensor {
     home: DeviceHome,
     stored: unknown,
   ) {
-    super(dtype, shape, ELEMENTS_ON_DEVICE);
+    super(dtype, shape, ELEMENTS_ON_DEVICE as unknown as TypedArray);
     this.home = home;
     this.stored = stored;
     // `data` becomes an accessor until the elements are read back: an

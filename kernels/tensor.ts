@@ -8,6 +8,7 @@
 //   bool data holds only 0 and 1.
 
 import { allocate } from "./allocate.ts";
+import { ELEMENTS_ON_DEVICE } from "./_elements_on_device.ts";
 import { formatShape, shapeSize } from "./_shape.ts";
 import {
   arrayType,
@@ -26,14 +27,6 @@ export type NestedArray = readonly (Scalar | NestedArray)[];
  * number otherwise.
  */
 export type NestedValue = Scalar | NestedValue[];
-
-/**
- * What a DeviceTensor (device_tensor.ts) passes for its elements: they are on a
- * device until read back.
- *
- * @ignore
- */
-export const ELEMENTS_ON_DEVICE: unique symbol = Symbol("elements on device");
 
 /**
  * An immutable n-dimensional array of one dtype, stored row-major.
@@ -89,7 +82,7 @@ export class Tensor {
   constructor(
     dtype: DType,
     shape: readonly number[],
-    data: TypedArray | typeof ELEMENTS_ON_DEVICE,
+    data: TypedArray,
   ) {
     for (let i = 0; i < shape.length; i++) {
       if (!isDim(shape[i])) {
@@ -99,7 +92,7 @@ export class Tensor {
       }
     }
     const size = shapeSize(shape);
-    if (data === ELEMENTS_ON_DEVICE) {
+    if ((data as unknown) === ELEMENTS_ON_DEVICE) { // a DeviceTensor
       this.dtype = dtype;
       this.shape = shape;
       this.data = undefined as never; // a DeviceTensor's accessor

@@ -14,9 +14,9 @@
 import {
   currentThread,
   type GreenThread,
-  type Parked,
   type WaitReason,
 } from "./green_thread.ts";
+import type { Parked } from "./_thread_control.ts";
 import type { Panic } from "./panic.ts";
 import {
   PARKED,
@@ -208,9 +208,9 @@ export function park(
   const thread = options?.thread ?? currentThread();
   const resumer = options?.resumer;
   if (thread !== undefined) {
-    if (thread.runState.ended) return resumer ? PARKED : new Promise(noop);
+    if (thread["runState"].ended) return resumer ? PARKED : new Promise(noop);
     w.thread = thread;
-    thread.block(reason, w);
+    thread["block"](reason, w);
   }
   queue.push(w);
   let p: Promise<unknown> = PARKED;
@@ -237,9 +237,9 @@ export function parkSelect(
   const thread = options?.thread ?? currentThread();
   const resumer = options?.resumer;
   if (thread !== undefined) {
-    if (thread.runState.ended) return null;
+    if (thread["runState"].ended) return null;
     rec.thread = thread;
-    thread.block(reason, rec);
+    thread["block"](reason, rec);
   }
   let p: Promise<SelectOutcome> = PARKED;
   if (resumer === undefined) p = parkPromise(rec);
@@ -285,7 +285,7 @@ export function completeWithPanic(w: Waiter, panic: Panic): void {
 /** Resumes the thread parked on a completed waiter: the waker's last step. */
 export function resume(w: Waiter): void {
   if (w instanceof SelectWaiter) return resumeSelect(w.select);
-  if (w.thread !== undefined && !w.thread.unblock(w)) return;
+  if (w.thread !== undefined && !w.thread["unblock"](w)) return;
   if (w.abort !== undefined) {
     unwatch(w.abort, w.thread);
     w.abort = undefined;
@@ -300,7 +300,7 @@ export function resume(w: Waiter): void {
 }
 
 function resumeSelect(rec: SelectRecord): void {
-  if (rec.thread !== undefined && !rec.thread.unblock(rec)) return;
+  if (rec.thread !== undefined && !rec.thread["unblock"](rec)) return;
   if (rec.abort !== undefined) unwatch(rec.abort, rec.thread);
   if (rec.panic !== undefined) settleWithError(rec.resolve, rec.panic);
   else settle(rec.resolve, { index: rec.index, value: rec.value, ok: rec.ok });
@@ -314,13 +314,13 @@ function watch(
   thread: GreenThread | undefined,
 ): AbortWatch {
   signal.addEventListener("abort", onAbort, { once: true });
-  if (thread !== undefined) thread.runState.addPending();
+  if (thread !== undefined) thread["runState"].addPending();
   return { signal, onAbort };
 }
 
 function unwatch(abort: AbortWatch, thread: GreenThread | undefined): void {
   abort.signal.removeEventListener("abort", abort.onAbort);
-  if (thread !== undefined) thread.runState.settle();
+  if (thread !== undefined) thread["runState"].settle();
 }
 
 // The abort handlers are made here rather than in park() and parkSelect(),
@@ -337,8 +337,8 @@ function abortSelectOnce(rec: SelectRecord): () => void {
 function abortWaiter(w: Waiter): void {
   if (w.queue === null) return; // completed already
   w.queue.remove(w);
-  if (w.thread !== undefined && !w.thread.unblock(w)) return;
-  if (w.thread !== undefined) w.thread.runState.settle();
+  if (w.thread !== undefined && !w.thread["unblock"](w)) return;
+  if (w.thread !== undefined) w.thread["runState"].settle();
   const abort = w.abort!;
   w.abort = undefined;
   settleWithError(w.resolve, abort.signal.reason);
@@ -347,7 +347,7 @@ function abortWaiter(w: Waiter): void {
 function abortSelect(rec: SelectRecord): void {
   if (rec.index !== -1) return; // fired already
   rec.unlink();
-  if (rec.thread !== undefined && !rec.thread.unblock(rec)) return;
-  if (rec.thread !== undefined) rec.thread.runState.settle();
+  if (rec.thread !== undefined && !rec.thread["unblock"](rec)) return;
+  if (rec.thread !== undefined) rec.thread["runState"].settle();
   settleWithError(rec.resolve, rec.abort!.signal.reason);
 }

@@ -3,9 +3,9 @@
 import {
   currentThread,
   type GreenThread,
-  type Parked,
   type WaitReason,
 } from "./green_thread.ts";
+import type { Parked } from "./_thread_control.ts";
 
 /** Options for {@linkcode blockForever}. */
 export interface BlockForeverOptions {
@@ -63,17 +63,17 @@ export function blockForever(
   if (thread === undefined) {
     return signal === undefined ? new Promise(noop) : abortable(signal);
   }
-  const run = thread.runState;
+  const run = thread["runState"];
   if (run.ended) return new Promise(noop);
   // Nothing is queued anywhere: nothing to unlink.
   const nowhere: Parked = signal === undefined ? NOWHERE : { unlink: noop };
-  thread.block(reason, nowhere);
+  thread["block"](reason, nowhere);
   if (signal === undefined) return new Promise(noop);
   // The signal may fire from outside the run: pending work until it does.
   run.addPending();
   return new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => {
-      if (!thread.unblock(nowhere)) return;
+      if (!thread["unblock"](nowhere)) return;
       run.settle();
       reject(signal.reason);
     }, { once: true });

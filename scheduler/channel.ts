@@ -29,6 +29,7 @@ import {
   waiterThread,
   WaitQueue,
 } from "./_waiter.ts";
+import { lendChannelSelect } from "./_channel_select.ts";
 
 /** Options for {@linkcode Channel}. */
 export interface ChannelOptions<T> {
@@ -520,45 +521,19 @@ export class Channel<T> {
     return this.#closed || this.#recvq.head !== null || this.#count < this.#cap;
   }
 
-  // Select's side of a channel (select.ts): hidden from the docs.
-
-  /**
-   * Receives at once into `out` (select's first pass). Precondition:
-   * `canRecv()`.
-   *
-   * @ignore
-   */
-  recvInto(out: { value: unknown; ok: boolean }): void {
-    out.value = this.#poll();
-    out.ok = this.#polledOk;
-  }
-
-  /**
-   * Sends at once, or panics if closed (select's first pass).
-   * Precondition: `canSend()`.
-   *
-   * @ignore
-   */
-  sendNow(value: T, thread: GreenThread | undefined): void {
-    this.#offer(value, thread);
-  }
-
-  /**
-   * The queue of parked receivers (select's second pass).
-   *
-   * @ignore
-   */
-  get receivers(): WaitQueue {
-    return this.#recvq;
-  }
-
-  /**
-   * The queue of parked senders (select's second pass).
-   *
-   * @ignore
-   */
-  get senders(): WaitQueue {
-    return this.#sendq;
+  // Select's side of a channel, which _channel_select.ts calls (see there).
+  static {
+    lendChannelSelect({
+      recvInto(ch, out) {
+        out.value = ch.#poll();
+        out.ok = ch.#polledOk;
+      },
+      sendNow(ch, value, thread) {
+        ch.#offer(value, thread);
+      },
+      receiversOf: (ch) => ch.#recvq,
+      sendersOf: (ch) => ch.#sendq,
+    });
   }
 }
 

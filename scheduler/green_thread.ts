@@ -34,6 +34,13 @@ import { Panic } from "./panic.ts";
 import { Random } from "./random.ts";
 import type { RunState } from "./_run_state.ts";
 import type { Scheduler } from "./scheduler.ts";
+import {
+  type GoOrigin,
+  lendThreadControl,
+  type Parked,
+} from "./_thread_control.ts";
+
+const storage = new AsyncLocalStorage<GreenThread>();
 
 /** Where a green thread is in its life: running or ready to, parked, or finished. */
 export type ThreadState = "runnable" | "blocked" | "done";
@@ -48,20 +55,6 @@ export type WaitReason =
   | "select (no cases)"
   | "sleep"
   | "sync.WaitGroup.Wait";
-
-/** What a parked thread waits on, so that the end of a run can unlink it. */
-export interface Parked {
-  /** Takes the parked operation's waiters off their channels. */
-  unlink(): void;
-}
-
-/** A thread's name and creation site, as `GoOptions` gives them. */
-export interface GoOrigin {
-  readonly name?: string;
-  readonly createdAt?: string;
-}
-
-const storage = new AsyncLocalStorage<GreenThread>();
 
 function noop(): void {}
 
@@ -90,44 +83,6 @@ interface DoneRecord extends PromiseWithResolvers<void> {
  */
 export function currentThread(): GreenThread | undefined {
   return storage.getStore();
-}
-
-/**
- * Calls `fn(thread)` as the body of `thread`, inside its own async context
- * when `context` is true, else with none (see `exitContext`).
- *
- * @param thread The thread.
- * @param fn Its body.
- * @param context Whether the thread has an async context of its own.
- * @returns What `fn` returns.
- */
-export function enterThread<R>(
-  thread: GreenThread,
-  fn: (thread: GreenThread) => R,
-  context: boolean,
-): R {
-  return context ? storage.run(thread, fn, thread) : fn(thread);
-}
-
-/**
- * Calls `fn` outside every green thread's async context, so that threads it
- * starts without a context of their own do not inherit the caller's.
- */
-export function exitContext(fn: () => void): void {
-  // Not storage.exit(): in Deno the continuations of promises made inside
-  // exit() still see the outer context.
-  storage.run(undefined as unknown as GreenThread, fn);
-}
-/**
- * The live threads of a run, in spawn order.
- *
- * @param run The run.
- * @returns Its threads that have not finished.
- */
-export function liveThreads(run: RunState): GreenThread[] {
-  const threads: GreenThread[] = [];
-  for (let t = run.liveHead; t !== undefined; t = t.nextLive) threads.push(t);
-  return threads;
 }
 
 /**
@@ -192,32 +147,15 @@ export class GreenThread {
     this.#lineage = typeof parent === "number"
       ? parent
       : parent !== undefined
-      ? parent.reserveChildKey()
+      ? parent.#reserveChildKey()
       : id === 1
       ? 0
       : childKey(ORPHAN_KEY, id);
   }
 
-  /**
-   * Reserves the random stream of this thread's next child: the key a
-   * child spawned on another worker is made with, so that it draws what it
-   * would have drawn here.
-   *
-   * @returns A stream key for `Scheduler.goFrom`.
-   *
-   * @example Usage
-   * ```ts
-   * import { Scheduler } from "./mod.ts";
-   * import { assert } from "@std/assert";
-   *
-   * const s = new Scheduler({ seed: 1, threadContext: false });
-   * await s.run((main) => {
-   *   const key = main.reserveChildKey();
-   *   assert(s.goFrom(key, () => {}).random.nextUint32() !== main.random.nextUint32());
-   * });
-   * ```
-   */
-  reserveChildKey(): number {
+  // Reserves the random stream of this thread's next child (see
+  // reserveChildKey in _thread_control.ts).
+  #reserveChildKey(): number {
     const lineage = this.#lineageRecord();
     return childKey(lineage.key, ++lineage.children);
   }
@@ -341,61 +279,28 @@ export class GreenThread {
     return r.promise;
   }
 
-  // The scheduler's side of a thread: the scheduler, the waiters and the
-  // timers move a thread between states through these (hidden from the
-  // docs; not for programs).
+  // The scheduler's side of a thread that runs on every park and wake-up:
+  // private to the type (out of the docs, and an error in a program), and
+  // called by element access (`thread["block"](…)`), which TypeScript
+  // allows for private members, from the waiters, the timers, the wait
+  // group, blockForever and the pool alone. They stay methods because a
+  // method call is the cheapest call V8 has: the same code as free
+  // functions imported from _thread_control.ts made a channel ping-pong
+  // round trip 10% slower (an imported binding is a load through the
+  // module's cell each time; `storage` stays in this module for the same
+  // reason, as currentThread() reads it on every park).
 
-  /**
-   * Makes a thread; only Scheduler calls this. A thread with a `parent`
-   * draws from a random stream derived from the parent's; a number is a
-   * stream key reserved with `reserveChildKey()`.
-   *
-   * @ignore
-   */
-  static create(
-    run: RunState,
-    id: number,
-    origin: GoOrigin | undefined,
-    parent: GreenThread | number | undefined,
-  ): GreenThread {
-    return new GreenThread(run, id, origin, parent);
-  }
-
-  /**
-   * The run this thread belongs to.
-   *
-   * @ignore
-   */
-  get runState(): RunState {
+  /** The run this thread belongs to. */
+  private get runState(): RunState {
     return this.#run;
-  }
-
-  /**
-   * What this thread waits on while blocked.
-   *
-   * @ignore
-   */
-  get parked(): Parked | undefined {
-    return this.#parked;
-  }
-
-  /**
-   * The next live thread of the run, in spawn order.
-   *
-   * @ignore
-   */
-  get nextLive(): GreenThread | undefined {
-    return this.#nextLive;
   }
 
   /**
    * Counts this thread as parked on `parked`. Precondition: its run has not
    * ended. A done thread (an operation it left running parks) is not
    * counted.
-   *
-   * @ignore
    */
-  block(reason: WaitReason, parked: Parked): void {
+  private block(reason: WaitReason, parked: Parked): void {
     const s = this.#status;
     if (s === "done") return;
     this.#status = reason;
@@ -411,10 +316,8 @@ export class GreenThread {
    * Resumes an operation of this thread: it becomes runnable if that is
    * the operation it waits on. Returns false, changing nothing, when its
    * run has ended: the caller must then not resume anything.
-   *
-   * @ignore
    */
-  unblock(parked: Parked): boolean {
+  private unblock(parked: Parked): boolean {
     const run = this.#run;
     if (run.ended) return false;
     if (this.#parked !== parked) return true; // not what it waits on
@@ -425,53 +328,60 @@ export class GreenThread {
     return true;
   }
 
-  /**
-   * Adds this new thread to its run's live list.
-   *
-   * @ignore
-   */
-  link(): void {
-    const run = this.#run;
-    this.#prevLive = run.liveTail;
-    if (run.liveTail === undefined) run.liveHead = this;
-    else run.liveTail.#nextLive = this;
-    run.liveTail = this;
-    run.addLive();
-    run.shared?.changed(1);
-  }
-
-  /**
-   * Marks this thread done and takes it off the live list, settling `done`
-   * with its panic if any. Returns whether anyone has asked for `done`.
-   *
-   * @ignore
-   */
-  finish(panic: Panic | undefined): boolean {
-    const run = this.#run;
-    const s = this.#status;
-    if (s !== "runnable" && s !== "done") run.blocked--;
-    const prev = this.#prevLive;
-    const next = this.#nextLive;
-    if (prev === undefined) run.liveHead = next;
-    else prev.#nextLive = next;
-    if (next === undefined) run.liveTail = prev;
-    else next.#prevLive = prev;
-    this.#prevLive = this.#nextLive = undefined;
-    run.removeLive();
-    this.#status = "done";
-    this.#parked = undefined;
-    // Counted once the thread is off the list, so that the worker sees
-    // what is left when it asks whether anything can still run.
-    if (s === "runnable") run.shared?.changed(-1);
-    const end = this.#end;
-    if (end === undefined || end instanceof Panic) {
-      this.#end = panic;
-      return false;
-    }
-    end.panic = panic;
-    if (panic === undefined) end.resolve();
-    else end.reject(panic);
-    return true;
+  // The rest of the scheduler's side of a thread, which _thread_control.ts
+  // calls (see there).
+  static {
+    lendThreadControl({
+      createThread: (run, id, origin, parent) =>
+        new GreenThread(run, id, origin, parent),
+      parkedOn: (t) => t.#parked,
+      nextLive: (t) => t.#nextLive,
+      reserveChildKey: (t) => t.#reserveChildKey(),
+      enterThread(thread, fn, context) {
+        return context ? storage.run(thread, fn, thread) : fn(thread);
+      },
+      exitContext(fn) {
+        // Not storage.exit(): in Deno the continuations of promises made
+        // inside exit() still see the outer context.
+        storage.run(undefined as unknown as GreenThread, fn);
+      },
+      linkThread(t) {
+        const run = t.#run;
+        t.#prevLive = run.liveTail;
+        if (run.liveTail === undefined) run.liveHead = t;
+        else run.liveTail.#nextLive = t;
+        run.liveTail = t;
+        run.addLive();
+        run.shared?.changed(1);
+      },
+      finishThread(t, panic) {
+        const run = t.#run;
+        const s = t.#status;
+        if (s !== "runnable" && s !== "done") run.blocked--;
+        const prev = t.#prevLive;
+        const next = t.#nextLive;
+        if (prev === undefined) run.liveHead = next;
+        else prev.#nextLive = next;
+        if (next === undefined) run.liveTail = prev;
+        else next.#prevLive = prev;
+        t.#prevLive = t.#nextLive = undefined;
+        run.removeLive();
+        t.#status = "done";
+        t.#parked = undefined;
+        // Counted once the thread is off the list, so that the worker sees
+        // what is left when it asks whether anything can still run.
+        if (s === "runnable") run.shared?.changed(-1);
+        const end = t.#end;
+        if (end === undefined || end instanceof Panic) {
+          t.#end = panic;
+          return false;
+        }
+        end.panic = panic;
+        if (panic === undefined) end.resolve();
+        else end.reject(panic);
+        return true;
+      },
+    });
   }
 }
 

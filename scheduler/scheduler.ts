@@ -23,16 +23,22 @@
 //   calls yieldSlice() meanwhile waits for that same macrotask.
 
 import { clearImmediate, setImmediate } from "node:timers";
-import {
-  currentThread,
-  enterThread,
-  exitContext,
-  GreenThread,
-  liveThreads,
-} from "./green_thread.ts";
+import { currentThread, type GreenThread } from "./green_thread.ts";
 import { Deadlock, Panic } from "./panic.ts";
 import { Random } from "./random.ts";
 import { RunState, soleBusyRun } from "./_run_state.ts";
+import {
+  createThread,
+  ENDS_ITSELF,
+  enterThread,
+  exitContext,
+  exitThread,
+  finishThread,
+  lendSchedulerControl,
+  linkThread,
+  liveThreads,
+  parkedOn,
+} from "./_thread_control.ts";
 import { formatThreadDump } from "./thread_dump.ts";
 
 /** Options for {@linkcode Scheduler}. */
@@ -241,7 +247,7 @@ export class Scheduler {
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.#settle = Promise.withResolvers<void>();
     this.#run.detect(() => this.#deadlock());
-    this.#main = GreenThread.create(this.#run, 1, undefined, undefined);
+    this.#main = createThread(this.#run, 1, undefined, undefined);
     this.#spawn(this.#main, main);
     if (signal === undefined) return this.#settle.promise;
     const abort = () => this.#end({ error: signal.reason });
@@ -287,7 +293,7 @@ export class Scheduler {
    * ```
    */
   go(fn: ThreadFunction, options?: GoOptions): GreenThread {
-    const t = GreenThread.create(this.#run, this.#newId(), options, undefined);
+    const t = createThread(this.#run, this.#newId(), options, undefined);
     this.#spawn(t, fn);
     return t;
   }
@@ -298,8 +304,7 @@ export class Scheduler {
    * {@linkcode GreenThread.prototype.random}), so what it draws does not
    * depend on how the run's threads interleave.
    *
-   * @param parent The spawning thread, of this scheduler, or a stream key
-   * it reserved (`reserveChildKey()`) for a child spawned here.
+   * @param parent The spawning thread, of this scheduler.
    * @param fn The thread's function; it gets the new thread.
    * @param options A name and a creation site for dumps.
    * @returns The new thread.
@@ -316,11 +321,21 @@ export class Scheduler {
    * ```
    */
   goFrom(
-    parent: GreenThread | number,
+    parent: GreenThread,
     fn: ThreadFunction,
     options?: GoOptions,
   ): GreenThread {
-    const t = GreenThread.create(this.#run, this.#newId(), options, parent);
+    return this.#goFrom(parent, fn, options);
+  }
+
+  // A parent may also be a stream key a thread reserved for a child spawned
+  // here (goFromKey in _thread_control.ts).
+  #goFrom(
+    parent: GreenThread | number,
+    fn: ThreadFunction,
+    options: GoOptions | undefined,
+  ): GreenThread {
+    const t = createThread(this.#run, this.#newId(), options, parent);
     this.#spawn(t, fn);
     return t;
   }
@@ -427,7 +442,7 @@ export class Scheduler {
 
   #spawn(t: GreenThread, fn: ThreadFunction): void {
     if (this.#run.ended) return;
-    t.link();
+    linkThread(t);
     this.#runq.push(t);
     this.#runqFns.push(fn);
     if (!this.#drainQueued) {
@@ -478,7 +493,7 @@ export class Scheduler {
     const run = this.#run;
     if (run.ended) return; // abandoned: the run is over
     if (panic !== undefined) return this.#panicked(t, panic);
-    t.finish(undefined);
+    finishThread(t, undefined);
     if (t === this.#main) return this.#end();
     // The last runnable thread may have gone: look again for a deadlock.
     if (!run.checkQueued) run.queueCheck();
@@ -487,7 +502,7 @@ export class Scheduler {
   #panicked(t: GreenThread, panic: Panic): void {
     // The dump shows the panicking thread as it was, so take it first.
     panic.dump = formatThreadDump(this.threads());
-    const observed = t.finish(panic);
+    const observed = finishThread(t, panic);
     if (this.#settle !== undefined) return this.#end({ error: panic });
     // No run to fail (threads started with go() outside run()): unless
     // someone awaits the thread, report the panic as uncaught, which ends
@@ -507,30 +522,20 @@ export class Scheduler {
     if (this.#yieldHandle !== undefined) clearImmediate(this.#yieldHandle);
     // Abandon the other threads: unlink their waiters, so no channel keeps
     // a waiter that can never resume.
-    for (const t of liveThreads(run)) t.parked?.unlink();
+    for (const t of liveThreads(run)) parkedOn(t)?.unlink();
     this.#settle = undefined;
     if (outcome === undefined) settle.resolve();
     else settle.reject(outcome.error);
   }
 
-  // The runtime's side of a scheduler: hidden from the docs.
-
-  /**
-   * The state of the scheduler's current run (timers, parking, a pool).
-   *
-   * @ignore
-   */
-  get runState(): RunState {
-    return this.#run;
-  }
-
-  /**
-   * Ends thread `t` of this scheduler, which returned or threw `panic`.
-   *
-   * @ignore
-   */
-  threadExited(t: GreenThread, panic: Panic | undefined): void {
-    this.#exit(t, panic);
+  // The runtime's side of a scheduler, which _thread_control.ts calls (see
+  // there).
+  static {
+    lendSchedulerControl({
+      schedulerRun: (s) => s.#run,
+      exitThread: (t, panic) => t.scheduler.#exit(t, panic),
+      goFromKey: (s, key, fn, options) => s.#goFrom(key, fn, options),
+    });
   }
 }
 
@@ -642,17 +647,6 @@ export function run(
  */
 export type ThreadFunction = (thread: GreenThread) => unknown;
 
-/**
- * What a thread's function returns to say that it will end its thread
- * itself: it promises to call `scheduler.threadExited(thread, panic)` exactly
- * once, later, and to let no error escape. The scheduler then does not
- * watch a promise for the thread, which saves about 190 bytes per suspended
- * thread; the runtime's interpreter ends its threads this way.
- *
- * @ignore
- */
-export const ENDS_ITSELF: unique symbol = Symbol("rill.endsItself");
-
 // Watches a suspended thread's promise. The handlers are bound to the thread
 // (no closure context, no bound arguments): this costs per parked thread.
 function awaitThread(t: GreenThread, result: Promise<unknown>): void {
@@ -660,9 +654,9 @@ function awaitThread(t: GreenThread, result: Promise<unknown>): void {
 }
 
 function threadReturned(this: GreenThread): void {
-  this.scheduler.threadExited(this, undefined);
+  exitThread(this, undefined);
 }
 
 function threadThrew(this: GreenThread, error: unknown): void {
-  this.scheduler.threadExited(this, Panic.from(error, this));
+  exitThread(this, Panic.from(error, this));
 }

@@ -23,6 +23,12 @@ import type { Random } from "./random.ts";
 import { PARKED, type Resumer } from "./resumer.ts";
 import { currentRandom } from "./scheduler.ts";
 import {
+  receiversOf,
+  recvInto,
+  sendersOf,
+  sendNow,
+} from "./_channel_select.ts";
+import {
   parkSelect,
   RECV,
   type SelectOutcome,
@@ -271,11 +277,11 @@ export function select<const C extends readonly SelectCase[]>(
     if (c.recv != null) {
       const w = new SelectWaiter(RECV, undefined, rec, i);
       rec.waiters.push(w);
-      c.recv.receivers.push(w);
+      receiversOf(c.recv).push(w);
     } else if (c.send != null) {
       const w = new SelectWaiter(SEND, c.value, rec, i);
       rec.waiters.push(w);
-      c.send.senders.push(w);
+      sendersOf(c.send).push(w);
     }
   }
   // Pass 3 happens in the waker; see the top of this file.
@@ -310,7 +316,7 @@ function perform(
   thread: GreenThread | undefined,
 ): SelectResult {
   const out: SelectResult = { index, value: undefined, ok: true };
-  if (c.recv !== undefined) c.recv!.recvInto(out);
-  else c.send!.sendNow(c.value, thread);
+  if (c.recv !== undefined) recvInto(c.recv!, out);
+  else sendNow(c.send!, c.value, thread);
   return out;
 }

@@ -5,11 +5,7 @@
 // as deadlocked. Timers still pending when the run ends are cleared.
 
 import { Channel } from "./channel.ts";
-import {
-  currentThread,
-  type GreenThread,
-  type Parked,
-} from "./green_thread.ts";
+import { currentThread, type GreenThread } from "./green_thread.ts";
 import {
   PARKED,
   type Resumer,
@@ -18,6 +14,7 @@ import {
   settleWithError,
 } from "./resumer.ts";
 import { currentScheduler, type Scheduler } from "./scheduler.ts";
+import { type Parked, schedulerRun } from "./_thread_control.ts";
 
 /** Options for {@linkcode sleep}. */
 export interface SleepOptions {
@@ -100,7 +97,7 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (!(ms > 0)) return Promise.resolve();
   const thread = options?.thread ?? currentThread();
-  const run = (thread?.scheduler ?? currentScheduler()).runState;
+  const run = schedulerRun(thread?.scheduler ?? currentScheduler());
   const resumer = options?.resumer;
   if (run.ended) return resumer === undefined ? new Promise(noop) : PARKED;
   let promise = PARKED as Promise<void>;
@@ -108,16 +105,16 @@ export function sleep(ms: number, options?: SleepOptions): Promise<void> {
   if (to === undefined) promise = new Promise((resolve) => to = resolve);
   // A sleeping thread waits on no channel: nothing to unlink.
   const sleeping: Parked = { unlink: noop };
-  if (thread !== undefined) thread.block("sleep", sleeping);
+  if (thread !== undefined) thread["block"]("sleep", sleeping);
   const onAbort = () => {
     run.stopTimer(handle);
-    if (thread === undefined || thread.unblock(sleeping)) {
+    if (thread === undefined || thread["unblock"](sleeping)) {
       settleWithError(to!, signal!.reason);
     }
   };
   const handle = run.startTimer(ms, () => {
     signal?.removeEventListener("abort", onAbort);
-    if (thread === undefined || thread.unblock(sleeping)) {
+    if (thread === undefined || thread["unblock"](sleeping)) {
       settle(to!, undefined);
     }
   });
@@ -154,7 +151,7 @@ export function after<T = boolean>(
   });
   const signal = options?.signal;
   if (signal?.aborted) return ch;
-  const run = (options?.scheduler ?? currentScheduler()).runState;
+  const run = schedulerRun(options?.scheduler ?? currentScheduler());
   if (run.ended) return ch;
   const onAbort = () => run.stopTimer(handle);
   const handle = run.startTimer(Math.max(0, ms), () => {

@@ -11,12 +11,9 @@
 //   The waker (the call that brings #count to 0) takes every waiter off
 //   the list first and resumes them after, as channels do.
 
-import {
-  currentThread,
-  type GreenThread,
-  type Parked,
-} from "./green_thread.ts";
+import { currentThread, type GreenThread } from "./green_thread.ts";
 import { Panic } from "./panic.ts";
+import type { Parked } from "./_thread_control.ts";
 
 /** Options for {@linkcode WaitGroup.prototype.wait}. */
 export interface WaitGroupWaitOptions {
@@ -105,7 +102,7 @@ export class WaitGroup {
     const woken = this.#waiters;
     this.#waiters = [];
     for (const w of woken) {
-      if (w.thread === undefined || w.thread.unblock(w)) w.resolve();
+      if (w.thread === undefined || w.thread["unblock"](w)) w.resolve();
     }
   }
 
@@ -136,12 +133,14 @@ export class WaitGroup {
   wait(options?: WaitGroupWaitOptions): void | Promise<void> {
     if (this.#count === 0) return;
     const thread = options?.thread ?? currentThread();
-    if (thread !== undefined && thread.runState.ended) return new Promise(noop);
+    if (thread !== undefined && thread["runState"].ended) {
+      return new Promise(noop);
+    }
     const { promise, resolve } = Promise.withResolvers<void>();
     const waiting: Waiting = { thread, resolve, unlink: noop };
     this.#waiters.push(waiting);
     if (thread !== undefined) {
-      thread.block("sync.WaitGroup.Wait", waiting);
+      thread["block"]("sync.WaitGroup.Wait", waiting);
     }
     return promise;
   }

@@ -1,15 +1,20 @@
+import { create, equals } from "@bufbuild/protobuf";
 import { assert, assertEquals } from "@std/assert";
 import { join } from "@std/path";
 import {
   assignValue,
+  decodeProgram,
+  encodeProgram,
   fillConstant,
   mul,
   print,
   Program,
+  type ProgramDesc,
   read,
   transpile,
   whileLoop,
 } from "../mod.ts";
+import { ProgramDescSchema } from "../gen/rill/v1/framework_pb.ts";
 import { buildProgram } from "./_helpers/run_program.ts";
 import { ROOT } from "./_helpers/rill_process.ts";
 import { withTempDir } from "./_helpers/with_temp_dir.ts";
@@ -53,4 +58,17 @@ Deno.test("mod.ts exports transpile(), which splits the design doc's mult", () =
   const types = (ops: readonly { type: string }[]) => ops.map((op) => op.type);
   assert(types(master.blocks[0].ops).includes("parallel_for"));
   assertEquals(types(worker.blocks[1].ops), ["mul"]);
+});
+
+Deno.test("deno.json's ./proto entry point holds the schemas of mod.ts's messages", () => {
+  const config = Deno.readTextFileSync(join(ROOT, "deno.json"));
+  assertEquals(
+    config.match(/"\.\/proto": "([^"]*)"/)?.[1],
+    "./gen/rill/v1/framework_pb.ts",
+  );
+  const desc: ProgramDesc = create(ProgramDescSchema, {
+    blocks: [{ idx: 0, parentIdx: -1 }],
+  });
+  const again = decodeProgram(encodeProgram(desc, "p.pb"), "p.pb");
+  assert(equals(ProgramDescSchema, again, desc));
 });

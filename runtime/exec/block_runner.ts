@@ -16,7 +16,7 @@ import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { PARKED } from "../../scheduler/resumer.ts";
-import { ENDS_ITSELF } from "../../scheduler/scheduler.ts";
+import { ENDS_ITSELF, exitThread } from "../../scheduler/_thread_control.ts";
 import { InternalError } from "../core/errors.ts";
 import type { PreparedBlock, PreparedOp } from "../core/prepared_block.ts";
 import type { Scope } from "../core/scope.ts";
@@ -73,7 +73,7 @@ export function runBlock(
  * Runs `block` as the whole work of `ctx`'s green thread, then `done` (if
  * given). When every op completes synchronously, returns after `done`, as
  * `runBlock` would. When an op suspends, returns `ENDS_ITSELF`: the block
- * then ends the thread itself (`scheduler.threadExited`) after `done`, or
+ * then ends the thread itself (`exitThread`) after `done`, or
  * with the panic that stopped it, so the scheduler need not watch a promise
  * for each parked thread (a `.then` costs about 190 bytes each).
  *
@@ -379,7 +379,7 @@ function endRoot(ctx: ThreadContext, end: FrameEnd, error: unknown): void {
   }
   const thread = ctx.thread;
   const panic = error === undefined ? undefined : Panic.from(error, thread);
-  thread.scheduler.threadExited(thread, panic);
+  exitThread(thread, panic);
 }
 
 // runOps's second and third results, when it stops early: what the op it

@@ -29,6 +29,7 @@ import type { TensorChannel, Value } from "../core/value.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { checkDTypeAttr, dtypeAttr } from "./values.ts";
 import { poolOf } from "../core/_pool_services.ts";
+import { channelTag } from "../../scheduler/shared/_channel_handle.ts";
 
 /** `VarType.Type` LOD_TENSOR: a channel of any tensor. */
 const ANY_TENSOR = 7;
@@ -84,7 +85,7 @@ export function makeTensorChannel(
  */
 export function checkElementType(ch: TensorChannel, x: Tensor): void {
   const dtype = ch instanceof SharedChannel
-    ? (ch.tag === 0 ? undefined : dtypeOfCode(ch.tag - 1))
+    ? (channelTag(ch) === 0 ? undefined : dtypeOfCode(channelTag(ch) - 1))
     : ELEMENT_TYPES.get(ch);
   if (dtype !== undefined && dtype !== x.dtype) {
     throw new Panic(`send of a tensor of ${x.dtype} on a channel of ${dtype}`);

@@ -22,6 +22,12 @@ import { InternalError } from "../core/errors.ts";
 import type { Value } from "../core/value.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
+import {
+  channelRecord,
+  openSharedChannel,
+  releaseChannel,
+  retainChannel,
+} from "../../scheduler/shared/_channel_handle.ts";
 
 // Value tags.
 const UNSET = 0;
@@ -84,8 +90,8 @@ export function writeCrossing(member: PoolMember, v: Value): [number, number] {
   if (v === null) return [NIL, 0];
   if (v instanceof Tensor) return [TENSOR, encode(heap, tensorCodec, v)];
   if (v instanceof SharedChannel) {
-    SharedChannel.retain(member, v.off); // the reference's hold
-    return [CHANNEL, v.off];
+    retainChannel(member, channelRecord(v)); // the reference's hold
+    return [CHANNEL, channelRecord(v)];
   }
   if (v instanceof SharedTensorArray) {
     SharedTensorArray.retain(member, v.off); // the reference's hold
@@ -147,8 +153,8 @@ export function readCrossing(
     }
     case CHANNEL: {
       // The handle takes a hold of its own; the reference's ends.
-      const channel = new SharedChannel(member, ref, tensorCodec);
-      SharedChannel.release(member, ref, tensorCodec);
+      const channel = openSharedChannel(member, ref, tensorCodec);
+      releaseChannel(member, ref, tensorCodec);
       return channel;
     }
     case ARRAY: {

@@ -28,7 +28,12 @@ import {
   type PoolMember,
   SharedWait,
 } from "../../scheduler/shared/pool_member.ts";
-import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
+import type { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
+import {
+  goFromKey,
+  reserveChildKey,
+  schedulerRun,
+} from "../../scheduler/_thread_control.ts";
 import { runThreadBlock } from "../exec/block_runner.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
 import { freeVariables } from "../check/free_variables.ts";
@@ -46,6 +51,7 @@ import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
+import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
 
 /** The message that tells the main thread to print the log. */
 const PRINT_LOG = 0;
@@ -142,7 +148,7 @@ export class PoolRun implements PoolServices {
    * @returns The channel.
    */
   makeChannel(capacity: number, dtype?: DType): SharedChannel<Tensor> {
-    return SharedChannel.create(
+    return createSharedChannel(
       this.member,
       capacity,
       tensorCodec,
@@ -160,7 +166,7 @@ export class PoolRun implements PoolServices {
    */
   after(ms: number): SharedChannel<Tensor> {
     const ch = this.makeChannel(1, "bool");
-    const run = this.member.scheduler.runState;
+    const run = schedulerRun(this.member.scheduler);
     if (!run.ended) {
       run.startTimer(Math.max(0, ms), () => ch.trySend(TRUE));
     }
@@ -330,7 +336,7 @@ export class PoolRun implements PoolServices {
     const i32 = heap.i32;
     const b = blob >> 2;
     i32[b + S_BLOCK] = block;
-    i32[b + S_KEY] = parent.reserveChildKey();
+    i32[b + S_KEY] = reserveChildKey(parent);
     i32[b + S_GROUP] = iteration?.group ?? 0;
     i32[b + S_INDEX] = iteration?.index ?? 0;
     i32[b + S_COUNT] = names.length;
@@ -435,8 +441,8 @@ export class PoolRun implements PoolServices {
     const done = group === 0 ? undefined : () => this.#iterationDone(group);
     const run = (thread: GreenThread) =>
       runThreadBlock(body, child, threadContext(services, thread), done);
-    m.scheduler.goFrom(key, run, this.#createdAt.get(block));
-    // goFrom counted the thread; the spawner already had (see spawn()).
+    goFromKey(m.scheduler, key, run, this.#createdAt.get(block));
+    // goFromKey counted the thread; the spawner already had (see spawn()).
     m.changed(-1);
   }
 

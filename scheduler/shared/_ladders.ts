@@ -19,6 +19,7 @@ import {
 import { frozenCount, growFrozen, pushFrozen, takeFrozen } from "./_ring.ts";
 import { copyValue } from "./_values.ts";
 import type { SharedChannel } from "./shared_channel.ts";
+import { channelMember, channelRecord, isBuffered } from "./_channel_handle.ts";
 
 /** What a ladder did: the operation completed (or its value moved). */
 export const COMPLETED = 0;
@@ -38,7 +39,7 @@ export const WAS_CLOSED = 2;
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel, freezeChannel, thawChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { readyToRecv } from "./_ladders.ts";
  * import { assert } from "@std/assert";
@@ -51,20 +52,20 @@ export const WAS_CLOSED = 2;
  *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
- * const ch = SharedChannel.create(member, 1, codec, 0);
+ * const ch = createSharedChannel(member, 1, codec, 0);
  * ch.trySend(1);
  * member.lock();
- * ch.freeze();
+ * freezeChannel(ch);
  * assert(readyToRecv(ch));
- * ch.thaw();
+ * thawChannel(ch);
  * member.unlock();
  * ```
  */
 export function readyToRecv<T>(ch: SharedChannel<T>): boolean {
-  const heap = ch.member.heap;
-  const c = ch.off >> 2;
+  const heap = channelMember(ch).heap;
+  const c = channelRecord(ch) >> 2;
   return heap.i32[c + C_SENDQ] !== 0 || heap.i32[c + C_CLOSED] !== 0 ||
-    (ch.buffered && frozenCount(heap, c) > 0);
+    (isBuffered(ch) && frozenCount(heap, c) > 0);
 }
 
 /**
@@ -78,7 +79,7 @@ export function readyToRecv<T>(ch: SharedChannel<T>): boolean {
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel, freezeChannel, thawChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { readyToSend } from "./_ladders.ts";
  * import { assert } from "@std/assert";
@@ -91,21 +92,21 @@ export function readyToRecv<T>(ch: SharedChannel<T>): boolean {
  *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
- * const ch = SharedChannel.create(member, 1, codec, 0);
+ * const ch = createSharedChannel(member, 1, codec, 0);
  * ch.trySend(1);
  * member.lock();
- * ch.freeze();
+ * freezeChannel(ch);
  * assert(!readyToSend(ch)); // full
- * ch.thaw();
+ * thawChannel(ch);
  * member.unlock();
  * ```
  */
 export function readyToSend<T>(ch: SharedChannel<T>): boolean {
-  const heap = ch.member.heap;
-  const c = ch.off >> 2;
+  const heap = channelMember(ch).heap;
+  const c = channelRecord(ch) >> 2;
   const i32 = heap.i32;
   return i32[c + C_CLOSED] !== 0 || i32[c + C_RECVQ] !== 0 ||
-    (ch.buffered && frozenCount(heap, c) < i32[c + C_CAP]);
+    (isBuffered(ch) && frozenCount(heap, c) < i32[c + C_CAP]);
 }
 
 /**
@@ -122,7 +123,7 @@ export function readyToSend<T>(ch: SharedChannel<T>): boolean {
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel, freezeChannel, thawChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { COMPLETED, MUST_WAIT, offerFrozen } from "./_ladders.ts";
  * import { encodeValue } from "./_values.ts";
@@ -136,20 +137,20 @@ export function readyToSend<T>(ch: SharedChannel<T>): boolean {
  *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
- * const ch = SharedChannel.create(member, 1, codec, 0);
+ * const ch = createSharedChannel(member, 1, codec, 0);
  * member.lock();
- * ch.freeze();
+ * freezeChannel(ch);
  * encodeValue(member, codec, 1, member.scratch, true);
  * assertEquals(offerFrozen(ch, member.scratch), COMPLETED);
  * assertEquals(offerFrozen(ch, member.scratch), MUST_WAIT); // full
- * ch.thaw();
+ * thawChannel(ch);
  * member.unlock();
  * ```
  */
 export function offerFrozen<T>(ch: SharedChannel<T>, area: number): number {
-  const m = ch.member;
+  const m = channelMember(ch);
   const heap = m.heap;
-  const c = ch.off >> 2;
+  const c = channelRecord(ch) >> 2;
   // Closed: the caller panics.
   if (heap.i32[c + C_CLOSED] !== 0) return WAS_CLOSED;
   // A receiver is waiting (so the ring is empty): hand the value over.
@@ -160,7 +161,7 @@ export function offerFrozen<T>(ch: SharedChannel<T>, area: number): number {
     return COMPLETED;
   }
   // Room in the buffer: append, growing the ring first if it is full.
-  if (ch.buffered) {
+  if (isBuffered(ch)) {
     const count = frozenCount(heap, c);
     if (count < heap.i32[c + C_CAP]) {
       if (count === heap.i32[c + C_RING_CAP]) growFrozen(heap, c);
@@ -185,7 +186,7 @@ export function offerFrozen<T>(ch: SharedChannel<T>, area: number): number {
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel, freezeChannel, thawChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { COMPLETED, MUST_WAIT, pollFrozen } from "./_ladders.ts";
  * import { takeValue } from "./_values.ts";
@@ -199,28 +200,28 @@ export function offerFrozen<T>(ch: SharedChannel<T>, area: number): number {
  *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
- * const ch = SharedChannel.create(member, 1, codec, 0);
+ * const ch = createSharedChannel(member, 1, codec, 0);
  * ch.trySend(5);
  * member.lock();
- * ch.freeze();
+ * freezeChannel(ch);
  * assertEquals(pollFrozen(ch, member.scratch), COMPLETED);
  * assertEquals(pollFrozen(ch, member.scratch + 8), MUST_WAIT);
- * ch.thaw();
+ * thawChannel(ch);
  * member.unlock();
  * assertEquals(takeValue(member, codec, member.scratch), 5);
  * ```
  */
 export function pollFrozen<T>(ch: SharedChannel<T>, area: number): number {
-  const m = ch.member;
+  const m = channelMember(ch);
   const heap = m.heap;
-  const c = ch.off >> 2;
+  const c = channelRecord(ch) >> 2;
   // A sender is waiting. Unbuffered: take its value directly. Buffered
   // (so the ring is full): take the oldest value and put the sender's in
   // as the newest. Either way its send is complete.
   const w = dequeue(heap.i32, c + C_SENDQ);
   if (w !== 0) {
     const from = (w >> 2) + W_VALUE;
-    if (ch.buffered) {
+    if (isBuffered(ch)) {
       takeFrozen(heap, c, area);
       pushFrozen(heap, c, from);
     } else {
@@ -230,7 +231,7 @@ export function pollFrozen<T>(ch: SharedChannel<T>, area: number): number {
     return COMPLETED;
   }
   // A buffered value: take the oldest.
-  if (ch.buffered && frozenCount(heap, c) > 0) {
+  if (isBuffered(ch) && frozenCount(heap, c) > 0) {
     takeFrozen(heap, c, area);
     return COMPLETED;
   }
@@ -252,7 +253,7 @@ export function pollFrozen<T>(ch: SharedChannel<T>, area: number): number {
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel, freezeChannel, thawChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { closeFrozen } from "./_ladders.ts";
  * import { assert } from "@std/assert";
@@ -265,20 +266,20 @@ export function pollFrozen<T>(ch: SharedChannel<T>, area: number): number {
  *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
- * const ch = SharedChannel.create(member, 1, codec, 0);
+ * const ch = createSharedChannel(member, 1, codec, 0);
  * member.lock();
- * ch.freeze();
+ * freezeChannel(ch);
  * assert(closeFrozen(ch));
  * assert(!closeFrozen(ch)); // closed already
- * ch.thaw();
+ * thawChannel(ch);
  * member.unlock();
  * assert(ch.closed);
  * ```
  */
 export function closeFrozen<T>(ch: SharedChannel<T>): boolean {
-  const m = ch.member;
+  const m = channelMember(ch);
   const i32 = m.heap.i32;
-  const c = ch.off >> 2;
+  const c = channelRecord(ch) >> 2;
   if (i32[c + C_CLOSED] !== 0) return false;
   Atomics.store(i32, c + C_CLOSED, 1);
   for (

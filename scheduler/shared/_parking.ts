@@ -29,6 +29,13 @@ import { copyValue, discardValue, takeValue } from "./_values.ts";
 import type { PoolMember } from "./pool_member.ts";
 import { SharedWait } from "./shared_wait.ts";
 import type { SharedChannel } from "./shared_channel.ts";
+import {
+  channelCodec,
+  channelMember,
+  channelRecord,
+  thawChannel,
+  zeroValueOf,
+} from "./_channel_handle.ts";
 
 /**
  * Polls word `word` of the heap while it has the value `idle`, the mark of
@@ -99,7 +106,7 @@ export function pollFirst(
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel, freezeChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { waitOn } from "./_parking.ts";
  * import { RECV } from "./_records.ts";
@@ -115,10 +122,10 @@ export function pollFirst(
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
  * await scheduler.run(async (thread) => {
- *   const ch = SharedChannel.create(member, 0, codec, 0);
+ *   const ch = createSharedChannel(member, 0, codec, 0);
  *   scheduler.go(() => void ch.send(4)); // runs once the receive waits
  *   member.lock();
- *   ch.freeze();
+ *   freezeChannel(ch);
  *   assertEquals(await waitOn(ch, RECV, thread, true), { value: 4, ok: true });
  *   member.close();
  * });
@@ -131,13 +138,17 @@ export function waitOn<T>(
   withOk: boolean,
   resumer?: Resumer,
 ): unknown {
-  const m = channel.member;
+  const m = channelMember(channel);
   const w = newWaiter(m, kind);
   const i32 = m.heap.i32;
   const wi = w >> 2;
   if (kind === SEND) copyValue(i32, m.scratch, wi + W_VALUE);
-  enqueue(i32, (channel.off >> 2) + (kind === SEND ? C_SENDQ : C_RECVQ), w);
-  channel.thaw();
+  enqueue(
+    i32,
+    (channelRecord(channel) >> 2) + (kind === SEND ? C_SENDQ : C_RECVQ),
+    w,
+  );
+  thawChannel(channel);
   if (pollFirst(m, wi + W_STATE, WAITING)) {
     return channelOutcome(channel, w, withOk, thread);
   }
@@ -164,7 +175,7 @@ export function waitOn<T>(
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { channelOutcome } from "./_parking.ts";
  * import { complete, DONE, newWaiter, RECV, W_VALUE } from "./_records.ts";
@@ -179,7 +190,7 @@ export function waitOn<T>(
  *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
- * const ch = SharedChannel.create(member, 0, codec, 0);
+ * const ch = createSharedChannel(member, 0, codec, 0);
  * member.lock();
  * const w = newWaiter(member, RECV);
  * encodeValue(member, codec, 8, (w >> 2) + W_VALUE, true); // what a sender does
@@ -194,12 +205,14 @@ export function channelOutcome<T>(
   withOk: boolean,
   thread: GreenThread | undefined,
 ): unknown {
-  const member = channel.member;
+  const member = channelMember(channel);
   const i32 = member.heap.i32;
   const wi = w >> 2;
   const state = i32[wi + W_STATE];
   if (i32[wi + W_KIND] === SEND) {
-    if (state !== DONE) discardValue(member, channel.codec, wi + W_VALUE);
+    if (state !== DONE) {
+      discardValue(member, channelCodec(channel), wi + W_VALUE);
+    }
     dropWaiter(member, w);
     if (state === DONE) return undefined;
     throw new Panic("send on closed channel", { thread });
@@ -207,8 +220,8 @@ export function channelOutcome<T>(
   const ok = state !== CLOSED;
   // Decoded before the waiter is freed: the value may be in it.
   const value = ok
-    ? takeValue(member, channel.codec, wi + W_VALUE)
-    : channel.zeroValue();
+    ? takeValue(member, channelCodec(channel), wi + W_VALUE)
+    : zeroValueOf(channel);
   dropWaiter(member, w);
   return withOk ? { value, ok } : value;
 }
@@ -223,7 +236,7 @@ export function channelOutcome<T>(
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel } from "./_channel_handle.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { ChannelWait } from "./_parking.ts";
  * import { CLOSED, complete, newWaiter, RECV } from "./_records.ts";
@@ -237,7 +250,7 @@ export function channelOutcome<T>(
  *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
- * const ch = SharedChannel.create(member, 0, codec, -1);
+ * const ch = createSharedChannel(member, 0, codec, -1);
  * member.lock();
  * const w = newWaiter(member, RECV);
  * complete(member, w, CLOSED); // what a close does

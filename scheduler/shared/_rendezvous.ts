@@ -43,6 +43,12 @@ import {
 import { copyValue } from "./_values.ts";
 import type { SharedHeap } from "./heap.ts";
 import type { SharedChannel } from "./shared_channel.ts";
+import {
+  channelMember,
+  channelRecord,
+  freezeChannel,
+  thawChannel,
+} from "./_channel_handle.ts";
 
 /** What `receiveBySlot` returns when the slot could not be used. */
 export const MISSED: unique symbol = Symbol("rill.slotMissed");
@@ -117,9 +123,9 @@ export function receiveBySlot<T>(
   withOk: boolean,
   resumer: Resumer | undefined,
 ): unknown {
-  const m = channel.member;
+  const m = channelMember(channel);
   const i32 = m.heap.i32;
-  const c = channel.off >> 2;
+  const c = channelRecord(channel) >> 2;
   if (Atomics.load(i32, c + C_SLOT) !== 0 || !m.aloneHere()) return MISSED;
   const w = spareWaiter(m, RECV);
   if (w === 0) return MISSED;
@@ -130,15 +136,15 @@ export function receiveBySlot<T>(
   const state = (w >> 2) + W_STATE;
   if (!m.spinner.whileEquals(i32, state, WAITING)) {
     m.lock();
-    channel.freeze();
+    freezeChannel(channel);
     if (Atomics.load(i32, state) === WAITING && i32[(w >> 2) + W_QUEUE] !== 0) {
       const op = new ChannelWait(channel, w, thread, withOk, resumer);
       i32[(w >> 2) + W_TOKEN] = m.park(op, "chan receive");
-      channel.thaw();
+      thawChannel(channel);
       m.unlock();
       return op.promise;
     }
-    channel.thaw();
+    thawChannel(channel);
     m.unlock();
     awaitHandOff(i32, state, thread);
   }

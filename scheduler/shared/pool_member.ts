@@ -27,6 +27,7 @@
 import type { RunState, SharedActivity } from "../_run_state.ts";
 import type { WaitReason } from "../green_thread.ts";
 import type { Scheduler } from "../scheduler.ts";
+import { parkedOn, schedulerRun } from "../_thread_control.ts";
 import { Spinner } from "./_spinner.ts";
 import { VALUE_BYTES } from "./_values.ts";
 import { Global, type SharedHeap } from "./heap.ts";
@@ -149,7 +150,7 @@ export class PoolMember implements SharedActivity {
     this.heap = heap;
     this.self = self;
     this.scheduler = scheduler;
-    this.#run = scheduler.runState;
+    this.#run = schedulerRun(scheduler);
     this.#ring = new WakeRing(heap, self);
     this.#service = options.serviceThreads ?? 0;
     // A cache line of its own: another worker's scratch area in the same
@@ -346,7 +347,7 @@ export class PoolMember implements SharedActivity {
   park(parked: SharedParked, reason: WaitReason): number {
     const token = this.#freeTokens.pop() ?? this.#parked.length;
     this.#parked[token] = parked;
-    if (parked.thread !== undefined) parked.thread.block(reason, parked);
+    if (parked.thread !== undefined) parked.thread["block"](reason, parked);
     return token;
   }
 
@@ -359,10 +360,12 @@ export class PoolMember implements SharedActivity {
     this.#parked[token] = undefined;
     this.#freeTokens.push(token);
     const thread = parked.thread;
-    if (thread !== undefined && thread.runState.ended) return this.#count(-1);
+    if (thread !== undefined && thread["runState"].ended) {
+      return this.#count(-1);
+    }
     this.#credit = 1;
-    if (thread !== undefined && thread.parked === parked) {
-      thread.unblock(parked);
+    if (thread !== undefined && parkedOn(thread) === parked) {
+      thread["unblock"](parked);
     }
     if (this.#credit === 1) this.#count(-1); // unblock counted nothing
     this.#credit = 0;

@@ -15,7 +15,7 @@
 // Values travel in value areas (_values.ts), inline when small. A
 // channel's handle on a worker is a small object naming the record;
 // handles of one channel on different workers are different objects, so
-// compare channels by their record (`off`), not with `===`.
+// compare channels by their record (`channelRecord()`), not with `===`.
 //
 // Invariants (lock held, ring frozen), as in channel.ts:
 //   At least one of the receive and send queues is empty, except when one
@@ -23,12 +23,9 @@
 //   Buffered: a value in the ring implies no parked receiver; a free slot
 //   implies no parked sender. Closed: both queues are empty and stay so.
 //
-// A record lives while anything names it: C_REFS counts each handle on
-// each worker (a handle's hold ends when it is collected) and each blob
-// that names the channel (a spawned goroutine's captured variables). A
-// thread parked on the channel keeps its handle, so a record whose holds
-// are gone has empty queues; its last holder tears it down at its worker's
-// next lock, discarding the values left in its ring.
+// A record lives while anything names it (see _channel_handle.ts, which
+// makes records, opens handles on them and counts the holds): a handle
+// holds its record until it is collected.
 
 import type { GreenThread } from "../green_thread.ts";
 import type { Resumer } from "../resumer.ts";
@@ -50,44 +47,24 @@ import {
   receiveBySlot,
   thawSlot,
 } from "./_rendezvous.ts";
-import {
-  BUFFERED_BYTES,
-  C_BLOCK,
-  C_CAP,
-  C_CLOSED,
-  C_ID,
-  C_RECVQ,
-  C_REFS,
-  C_RING_BLOCK,
-  C_SENDQ,
-  C_SLOT,
-  C_TAG,
-  C_ZERO,
-  RECV,
-  SEND,
-  UNBUFFERED_BYTES,
-} from "./_records.ts";
+import { C_CAP, C_CLOSED, C_SLOT, C_ZERO, RECV, SEND } from "./_records.ts";
 import {
   canPushHint,
   canTakeHint,
-  createRing,
   FAST_BLOCKED,
   FAST_DONE,
   freeze,
   frozenCount,
   pushFast,
   takeFast,
-  takeFrozen,
   thaw,
 } from "./_ring.ts";
+import { discardValue, encode, encodeValue, takeValue } from "./_values.ts";
 import {
-  discardValue,
-  encode,
-  encodeValue,
-  takeValue,
-  VALUE_BYTES,
-} from "./_values.ts";
-import { Global } from "./heap.ts";
+  lendChannelHandle,
+  releaseChannel,
+  retainChannel,
+} from "./_channel_handle.ts";
 import type { PoolMember } from "./pool_member.ts";
 import type { SharedCodec } from "./shared_codec.ts";
 
@@ -102,24 +79,34 @@ interface Hold {
 }
 
 const collected = new FinalizationRegistry<Hold>((hold) =>
-  SharedChannel.release(hold.member, hold.off, hold.codec)
+  releaseChannel(hold.member, hold.off, hold.codec)
 );
 
 /** Options of shared channel operations. */
 export interface SharedOpOptions {
-  /** The green thread making the operation; counted as blocked while it waits. */
+  /**
+   * The green thread making the operation; counted as blocked while it
+   * waits.
+   *
+   * @default {undefined}
+   */
   thread?: GreenThread;
   /**
    * For runtimes that keep their own continuations: an operation that must
    * wait returns `PARKED` and hands its outcome to this resumer instead of
    * settling a promise (see resumer.ts).
+   *
+   * @default {undefined}
    */
   resumer?: Resumer;
 }
 
 /**
  * A channel whose state lives in a run's shared heap, usable from every
- * worker of the run.
+ * worker of the run: a program's channels are these when it runs on a pool
+ * of workers. Its operations behave as `Channel`'s do. Channels
+ * are made by the pool, never constructed directly; this example makes one
+ * by hand, as the pool does.
  *
  * @typeParam T The values carried.
  *
@@ -128,8 +115,8 @@ export interface SharedOpOptions {
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
  * import { createWakeRings } from "./wake_ring.ts";
+ * import { createSharedChannel } from "./_channel_handle.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const heap = SharedHeap.create();
@@ -142,7 +129,7 @@ export interface SharedOpOptions {
  *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
  * };
  * await scheduler.run(async (thread) => {
- *   const ch = SharedChannel.create(member, 2, codec, 0);
+ *   const ch = createSharedChannel(member, 2, codec, 0);
  *   ch.send(1.5, { thread });
  *   ch.close();
  *   assertEquals(await ch.recvOk({ thread }), { value: 1.5, ok: true });
@@ -152,110 +139,34 @@ export interface SharedOpOptions {
  * ```
  */
 export class SharedChannel<T> {
-  /** The worker this handle belongs to. */
-  readonly member: PoolMember;
-  /** The channel's record in the heap. */
-  readonly off: number;
-  /** How values become bytes. */
-  readonly codec: SharedCodec<T>;
-  /** Whether the channel has a buffer (a ring). */
-  readonly buffered: boolean;
+  // The worker this handle belongs to.
+  readonly #member: PoolMember;
+  // The channel's record in the heap, and its index in heap.i32.
+  readonly #off: number;
   readonly #c: number;
+  // How values become bytes.
+  readonly #codec: SharedCodec<T>;
+  // Whether the channel has a buffer (a ring) rather than a slot.
+  readonly #buffered: boolean;
   // The polls of #pushNow and #takeNow, made once.
-  readonly #canPush = () => canPushHint(this.member.heap, this.#c);
-  readonly #canTake = () => canTakeHint(this.member.heap, this.#c);
+  readonly #canPush = () => canPushHint(this.#member.heap, this.#c);
+  readonly #canTake = () => canTakeHint(this.#member.heap, this.#c);
   readonly #slotUsed = () =>
-    Atomics.load(this.member.heap.i32, this.#c + C_SLOT) !== 0;
+    Atomics.load(this.#member.heap.i32, this.#c + C_SLOT) !== 0;
 
-  /**
-   * A handle on an existing channel record.
-   *
-   * @param member This worker.
-   * @param off The record.
-   * @param codec The channel's codec.
-   */
-  constructor(member: PoolMember, off: number, codec: SharedCodec<T>) {
-    this.member = member;
-    this.off = off;
-    this.codec = codec;
-    this.#c = off >> 2;
-    this.buffered = member.heap.i32[this.#c + C_CAP] > 0;
-    SharedChannel.retain(member, off);
-    collected.register(this, { member, off, codec } as Hold);
-  }
-
-  /**
-   * Adds a hold on a channel's record, for a blob that names it.
-   *
-   * @param member This worker.
-   * @param off The record.
-   */
-  static retain(member: PoolMember, off: number): void {
-    Atomics.add(member.heap.i32, (off >> 2) + C_REFS, 1);
-  }
-
-  /**
-   * Ends a hold on a channel's record; after the last, the record, its
-   * ring and the values left in it are freed at this worker's next lock.
-   * Nothing is freed once the run has ended (its memory goes whole).
-   *
-   * @param member This worker.
-   * @param off The record.
-   * @param codec The channel's codec, to discard the values left.
-   */
-  static release<T>(
+  // A handle on an existing channel record (openSharedChannel).
+  private constructor(
     member: PoolMember,
     off: number,
     codec: SharedCodec<T>,
-  ): void {
-    if (member.closed) return;
-    if (Atomics.sub(member.heap.i32, (off >> 2) + C_REFS, 1) !== 1) return;
-    member.atNextLock(() => tearDown(member, off, codec));
-  }
-
-  /**
-   * Makes a channel in the run's heap.
-   *
-   * @param member This worker.
-   * @param capacity The buffer size.
-   * @param codec How values become bytes.
-   * @param zero The value a closed, drained channel yields.
-   * @param tag A number kept with the channel for its user.
-   * @returns A handle on the new channel.
-   * @throws {Panic} `makechan: size out of range`.
-   */
-  static create<T>(
-    member: PoolMember,
-    capacity: number,
-    codec: SharedCodec<T>,
-    zero: T,
-    tag = 0,
-  ): SharedChannel<T> {
-    if (!Number.isInteger(capacity) || capacity < 0 || capacity >= 2 ** 31) {
-      throw new Panic("makechan: size out of range");
-    }
-    member.lock();
-    try {
-      const heap = member.heap;
-      // A buffered record starts a cache line: its ring's words have one
-      // each (never freed, like every channel record).
-      const block = capacity === 0
-        ? heap.allocControl(UNBUFFERED_BYTES)
-        : heap.allocControl(BUFFERED_BYTES + 56);
-      const off = capacity === 0 ? block : (block + 63) & ~63;
-      const c = off >> 2;
-      heap.i32[c + C_BLOCK] = block;
-      if (capacity > 0) createRing(heap, c, capacity);
-      const zeroBlob = encode(heap, codec, zero);
-      const i32 = heap.i32;
-      i32[c + C_CAP] = capacity;
-      i32[c + C_ZERO] = zeroBlob;
-      i32[c + C_TAG] = tag;
-      i32[c + C_ID] = Atomics.add(i32, Global.NextObjectId, 1);
-      return new SharedChannel(member, off, codec);
-    } finally {
-      member.unlock();
-    }
+  ) {
+    this.#member = member;
+    this.#off = off;
+    this.#codec = codec;
+    this.#c = off >> 2;
+    this.#buffered = member.heap.i32[this.#c + C_CAP] > 0;
+    retainChannel(member, off);
+    collected.register(this, { member, off, codec } as Hold);
   }
 
   /**
@@ -264,7 +175,7 @@ export class SharedChannel<T> {
    * @returns The capacity.
    */
   get cap(): number {
-    return this.member.heap.i32[this.#c + C_CAP];
+    return this.#member.heap.i32[this.#c + C_CAP];
   }
 
   /**
@@ -273,12 +184,12 @@ export class SharedChannel<T> {
    * @returns The count.
    */
   get len(): number {
-    if (!this.buffered) return 0;
-    const m = this.member;
+    if (!this.#buffered) return 0;
+    const m = this.#member;
     m.lock();
-    this.freeze();
+    this.#freeze();
     const count = frozenCount(m.heap, this.#c);
-    this.thaw();
+    this.#thaw();
     m.unlock();
     return count;
   }
@@ -289,16 +200,7 @@ export class SharedChannel<T> {
    * @returns True after `close()`.
    */
   get closed(): boolean {
-    return Atomics.load(this.member.heap.i32, this.#c + C_CLOSED) !== 0;
-  }
-
-  /**
-   * The number kept with the channel when it was made.
-   *
-   * @returns The tag.
-   */
-  get tag(): number {
-    return this.member.heap.i32[this.#c + C_TAG];
+    return Atomics.load(this.#member.heap.i32, this.#c + C_CLOSED) !== 0;
   }
 
   /**
@@ -310,14 +212,14 @@ export class SharedChannel<T> {
    * @throws {Panic} `send on closed channel`.
    */
   send(value: T, options?: SharedOpOptions): void | Promise<void> {
-    const m = this.member;
-    encodeValue(m, this.codec, value, m.scratch, false);
+    const m = this.#member;
+    encodeValue(m, this.#codec, value, m.scratch, false);
     // Nobody waits on the ring and it has room, or a receiver waits in the
     // rendezvous slot: no lock.
-    if (this.buffered ? this.#pushNow(true) : this.#handOffNow()) return;
+    if (this.#buffered ? this.#pushNow(true) : this.#handOffNow()) return;
     // Else the ladder, under the lock; then, if it must, wait.
     m.lock();
-    this.freeze();
+    this.#freeze();
     const status = offerFrozen(this, m.scratch);
     if (status === MUST_WAIT) {
       return waitOn(
@@ -339,15 +241,15 @@ export class SharedChannel<T> {
    * @throws {Panic} `send on closed channel`.
    */
   trySend(value: T): boolean {
-    const m = this.member;
-    encodeValue(m, this.codec, value, m.scratch, false);
-    if (this.buffered && this.#pushNow(false)) return true;
+    const m = this.#member;
+    encodeValue(m, this.#codec, value, m.scratch, false);
+    if (this.#buffered && this.#pushNow(false)) return true;
     m.lock();
-    this.freeze();
+    this.#freeze();
     const status = offerFrozen(this, m.scratch);
     if (status === MUST_WAIT) {
-      discardValue(m, this.codec, m.scratch);
-      this.thaw();
+      discardValue(m, this.#codec, m.scratch);
+      this.#thaw();
       m.unlock();
       return false;
     }
@@ -362,13 +264,13 @@ export class SharedChannel<T> {
    * @returns The value, at once or as a promise.
    */
   recv(options?: SharedOpOptions): T | Promise<T> {
-    const m = this.member;
+    const m = this.#member;
     // Nobody waits on the ring and it has a value: no lock. Else the
     // ladder, under the lock, and maybe a wait.
-    if (this.buffered && this.#takeNow()) {
-      return takeValue(m, this.codec, m.scratch);
+    if (this.#buffered && this.#takeNow()) {
+      return takeValue(m, this.#codec, m.scratch);
     }
-    if (!this.buffered) {
+    if (!this.#buffered) {
       const r = receiveBySlot(this, options?.thread, false, options?.resumer);
       if (r !== MISSED) return r as T | Promise<T>;
     }
@@ -383,11 +285,11 @@ export class SharedChannel<T> {
    * @returns The result, at once or as a promise.
    */
   recvOk(options?: SharedOpOptions): RecvResult<T> | Promise<RecvResult<T>> {
-    const m = this.member;
-    if (this.buffered && this.#takeNow()) {
-      return { value: takeValue(m, this.codec, m.scratch), ok: true };
+    const m = this.#member;
+    if (this.#buffered && this.#takeNow()) {
+      return { value: takeValue(m, this.#codec, m.scratch), ok: true };
     }
-    if (!this.buffered) {
+    if (!this.#buffered) {
       const r = receiveBySlot(this, options?.thread, true, options?.resumer);
       if (r !== MISSED) return r as RecvResult<T> | Promise<RecvResult<T>>;
     }
@@ -403,50 +305,43 @@ export class SharedChannel<T> {
    * @throws {Panic} `close of closed channel`.
    */
   close(): void {
-    const m = this.member;
+    const m = this.#member;
     m.lock();
-    this.freeze();
+    this.#freeze();
     const closed = closeFrozen(this);
-    this.thaw(); // closed: SLOW on the tail from now on, senders panic
+    this.#thaw(); // closed: SLOW on the tail from now on, senders panic
     m.unlock();
     if (!closed) throw new Panic("close of closed channel");
   }
 
-  // The slow path's steps (with _ladders.ts), for this file and select:
-  // each needs the lock held and the ring frozen (between freeze and thaw).
+  // The slow path's steps (with _ladders.ts), for this file and, through
+  // _channel_handle.ts, select: each needs the lock held and the ring
+  // frozen (between #freeze and #thaw).
 
-  /**
-   * Freezes the ring, or an unbuffered channel's rendezvous slot (lock
-   * held).
-   */
-  freeze(): void {
-    if (this.buffered) freeze(this.member.heap, this.#c);
-    else freezeSlot(this.member.heap, this.#c);
+  // Freezes the ring, or an unbuffered channel's rendezvous slot (lock
+  // held).
+  #freeze(): void {
+    if (this.#buffered) freeze(this.#member.heap, this.#c);
+    else freezeSlot(this.#member.heap, this.#c);
   }
 
-  /**
-   * Thaws the ring, setting its SLOW bits from the queues, or reopens the
-   * slot if nobody waits (lock held).
-   */
-  thaw(): void {
-    if (this.buffered) thaw(this.member.heap, this.#c);
-    else thawSlot(this.member.heap, this.#c);
+  // Thaws the ring, setting its SLOW bits from the queues, or reopens the
+  // slot if nobody waits (lock held).
+  #thaw(): void {
+    if (this.#buffered) thaw(this.#member.heap, this.#c);
+    else thawSlot(this.#member.heap, this.#c);
   }
 
-  /**
-   * The value a closed, drained channel yields, decoded afresh.
-   *
-   * @returns The zero value.
-   */
-  zeroValue(): T {
-    const heap = this.member.heap;
-    return this.codec.read(heap, heap.i32[this.#c + C_ZERO]);
+  // The value a closed, drained channel yields, decoded afresh.
+  #zeroValue(): T {
+    const heap = this.#member.heap;
+    return this.#codec.read(heap, heap.i32[this.#c + C_ZERO]);
   }
 
   // The lock-free send of the value in scratch; when the ring is full and
   // nothing else can run here (`wait`), polls a while for a free slot.
   #pushNow(wait: boolean): boolean {
-    const m = this.member;
+    const m = this.#member;
     const heap = m.heap;
     const c = this.#c;
     let r = pushFast(heap, c, m.scratch);
@@ -460,7 +355,7 @@ export class SharedChannel<T> {
   // rendezvous slot; when the slot is open and nothing else can run here,
   // polls a while for a receiver to come to it.
   #handOffNow(): boolean {
-    const m = this.member;
+    const m = this.#member;
     const heap = m.heap;
     const c = this.#c;
     if (handOff(heap, c, m.scratch)) return true;
@@ -472,7 +367,7 @@ export class SharedChannel<T> {
 
   // The lock-free receive into scratch, polling like #pushNow.
   #takeNow(): boolean {
-    const m = this.member;
+    const m = this.#member;
     const heap = m.heap;
     const c = this.#c;
     let r = takeFast(heap, c, m.scratch);
@@ -485,9 +380,9 @@ export class SharedChannel<T> {
   // After a send's ladder completed or found the channel closed (frozen,
   // lock held): thaws, unlocks, and panics on a closed channel.
   #finishSend(status: number, thread: GreenThread | undefined): void {
-    const m = this.member;
-    if (status === WAS_CLOSED) discardValue(m, this.codec, m.scratch);
-    this.thaw();
+    const m = this.#member;
+    if (status === WAS_CLOSED) discardValue(m, this.#codec, m.scratch);
+    this.#thaw();
     m.unlock();
     if (status === WAS_CLOSED) {
       throw new Panic("send on closed channel", { thread });
@@ -495,48 +390,32 @@ export class SharedChannel<T> {
   }
 
   #recvLocked(options: SharedOpOptions | undefined, withOk: boolean): unknown {
-    const m = this.member;
+    const m = this.#member;
     m.lock();
-    this.freeze();
+    this.#freeze();
     const status = pollFrozen(this, m.scratch);
     if (status === MUST_WAIT) {
       return waitOn(this, RECV, options?.thread, withOk, options?.resumer);
     }
-    this.thaw();
+    this.#thaw();
     m.unlock();
     const ok = status === COMPLETED;
-    const value = ok ? takeValue(m, this.codec, m.scratch) : this.zeroValue();
+    const value = ok ? takeValue(m, this.#codec, m.scratch) : this.#zeroValue();
     return withOk ? { value, ok } : value;
   }
-}
 
-// Frees a channel nothing holds (lock held): the values left in its ring
-// (their blobs, and what the codec releases), the ring, the zero value's
-// blob and the record. A record with a parked waiter would break the
-// invariant at the top of this file: it is left alone.
-function tearDown<T>(
-  member: PoolMember,
-  off: number,
-  codec: SharedCodec<T>,
-): void {
-  const heap = member.heap;
-  const c = off >> 2;
-  if (heap.i32[c + C_RECVQ] !== 0 || heap.i32[c + C_SENDQ] !== 0) return;
-  if (heap.i32[c + C_CAP] > 0) {
-    freeze(heap, c);
-    const left = frozenCount(heap, c);
-    if (left > 0) {
-      const area = heap.allocControl(VALUE_BYTES);
-      for (let i = 0; i < left; i++) {
-        takeFrozen(heap, c, area >> 2);
-        discardValue(member, codec, area >> 2);
-      }
-      heap.freeControl(area);
-    }
-    heap.freeData(heap.i32[c + C_RING_BLOCK]);
+  // What only the pool and the slow path reach, which _channel_handle.ts
+  // calls (see there).
+  static {
+    lendChannelHandle({
+      open: (member, off, codec) => new SharedChannel(member, off, codec),
+      member: (ch) => ch.#member,
+      record: (ch) => ch.#off,
+      codec: (ch) => ch.#codec,
+      buffered: (ch) => ch.#buffered,
+      freeze: (ch) => ch.#freeze(),
+      thaw: (ch) => ch.#thaw(),
+      zeroValue: (ch) => ch.#zeroValue(),
+    });
   }
-  const zero = heap.i32[c + C_ZERO];
-  codec.discard?.(heap, zero);
-  heap.freeData(zero);
-  heap.freeControl(heap.i32[c + C_BLOCK]);
 }

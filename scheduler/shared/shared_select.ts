@@ -58,6 +58,13 @@ import { discardValue, encodeValue, takeValue } from "./_values.ts";
 import type { PoolMember } from "./pool_member.ts";
 import { SharedWait } from "./shared_wait.ts";
 import type { SharedChannel } from "./shared_channel.ts";
+import {
+  channelCodec,
+  channelRecord,
+  freezeChannel,
+  thawChannel,
+  zeroValueOf,
+} from "./_channel_handle.ts";
 
 /** One case of a shared select: `recv` or `send` (with `value`), or default. */
 export interface SharedCase {
@@ -89,7 +96,7 @@ export interface SharedCase {
  * import { Scheduler } from "../scheduler.ts";
  * import { SharedHeap } from "./heap.ts";
  * import { PoolMember } from "./pool_member.ts";
- * import { SharedChannel } from "./shared_channel.ts";
+ * import { createSharedChannel } from "./_channel_handle.ts";
  * import { selectShared } from "./shared_select.ts";
  * import { createWakeRings } from "./wake_ring.ts";
  * import { assertEquals } from "@std/assert";
@@ -105,8 +112,8 @@ export interface SharedCase {
  *   read: (h: SharedHeap, off: number): unknown => h.f64[off >> 3],
  * };
  * await scheduler.run((thread) => {
- *   const a = SharedChannel.create(member, 1, codec, 0);
- *   const b = SharedChannel.create(member, 1, codec, 0);
+ *   const a = createSharedChannel(member, 1, codec, 0);
+ *   const b = createSharedChannel(member, 1, codec, 0);
  *   b.send(7, { thread });
  *   const cases = [{ recv: a }, { recv: b }];
  *   assertEquals(selectShared(member, cases, new Random(1), thread), {
@@ -142,7 +149,7 @@ export function selectShared(
     return perform(member, cases[chosen], chosen, thread, frozen);
   }
   if (defaultIndex !== -1) {
-    for (const ch of frozen) ch.thaw();
+    for (const ch of frozen) thawChannel(ch);
     member.unlock();
     return { index: defaultIndex, value: undefined, ok: true };
   }
@@ -160,11 +167,15 @@ export function selectShared(
     const w = newWaiter(member, kind);
     const wi = w >> 2;
     if (kind === SEND) {
-      encodeValue(member, ch.codec, c.value, wi + W_VALUE, true);
+      encodeValue(member, channelCodec(ch), c.value, wi + W_VALUE, true);
     }
     const i32 = heap.i32;
     i32[wi + W_CASE] = i;
-    enqueue(i32, (ch.off >> 2) + (kind === SEND ? C_SENDQ : C_RECVQ), w);
+    enqueue(
+      i32,
+      (channelRecord(ch) >> 2) + (kind === SEND ? C_SENDQ : C_RECVQ),
+      w,
+    );
     parked.push(w);
   }
   const rec = heap.allocControl((S_WAITERS + parked.length) * 4);
@@ -178,7 +189,7 @@ export function selectShared(
     i32[si + S_WAITERS + k] = parked[k];
     i32[(parked[k] >> 2) + W_SELECT] = rec;
   }
-  for (const ch of frozen) ch.thaw();
+  for (const ch of frozen) thawChannel(ch);
   // With no cases (all nil) nothing will fire it: it parks for good.
   if (parked.length > 0 && pollFirst(member, si + S_FIRED, -1)) {
     return selectOutcome(member, rec, channels, thread);
@@ -200,8 +211,8 @@ function freezeAll(cases: readonly SharedCase[]): SharedChannel<unknown>[] {
   for (const c of cases) {
     const ch = c.recv ?? c.send;
     if (ch == null) continue;
-    if (frozen.some((f) => f.off === ch.off)) continue;
-    ch.freeze();
+    if (frozen.some((f) => channelRecord(f) === channelRecord(ch))) continue;
+    freezeChannel(ch);
     frozen.push(ch);
   }
   return frozen;
@@ -227,17 +238,19 @@ function perform(
   if (c.recv != null) {
     const ch = c.recv;
     const status = pollFrozen(ch, area); // ready: not MUST_WAIT
-    for (const f of frozen) f.thaw();
+    for (const f of frozen) thawChannel(f);
     member.unlock();
     const ok = status === COMPLETED;
-    const value = ok ? takeValue(member, ch.codec, area) : ch.zeroValue();
+    const value = ok
+      ? takeValue(member, channelCodec(ch), area)
+      : zeroValueOf(ch);
     return { index, value, ok };
   }
   const ch = c.send!;
-  encodeValue(member, ch.codec, c.value, area, true);
+  encodeValue(member, channelCodec(ch), c.value, area, true);
   const status = offerFrozen(ch, area); // ready: not MUST_WAIT
-  if (status === WAS_CLOSED) discardValue(member, ch.codec, area);
-  for (const f of frozen) f.thaw();
+  if (status === WAS_CLOSED) discardValue(member, channelCodec(ch), area);
+  for (const f of frozen) thawChannel(f);
   member.unlock();
   if (status === WAS_CLOSED) {
     throw new Panic("send on closed channel", { thread });
@@ -262,7 +275,11 @@ function selectOutcome(
     const wi = w >> 2;
     if (i32[wi + W_CASE] === index) fired = w;
     else if (i32[wi + W_KIND] === SEND) {
-      discardValue(member, channels[i32[wi + W_CASE]]!.codec, wi + W_VALUE);
+      discardValue(
+        member,
+        channelCodec(channels[i32[wi + W_CASE]]!),
+        wi + W_VALUE,
+      );
     }
   }
   const wi = fired >> 2;
@@ -272,13 +289,13 @@ function selectOutcome(
   if (i32[wi + W_KIND] === RECV) {
     const ok = state !== CLOSED;
     const value = ok
-      ? takeValue(member, ch.codec, wi + W_VALUE)
-      : ch.zeroValue();
+      ? takeValue(member, channelCodec(ch), wi + W_VALUE)
+      : zeroValueOf(ch);
     result = { index, value, ok };
   } else if (state === DONE) {
     result = { index, value: undefined, ok: true };
   } else {
-    discardValue(member, ch.codec, wi + W_VALUE);
+    discardValue(member, channelCodec(ch), wi + W_VALUE);
   }
   // Given back after decoding: the value may be in the fired waiter.
   for (let k = 0; k < i32[si + S_COUNT]; k++) {

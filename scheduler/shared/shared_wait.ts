@@ -2,7 +2,8 @@
 // pool_member.ts): what a thread awaits while its channel operation,
 // select or group waits in the shared heap.
 
-import type { GreenThread, Parked } from "../green_thread.ts";
+import type { GreenThread } from "../green_thread.ts";
+import type { Parked } from "../_thread_control.ts";
 import {
   PARKED,
   type Resumer,

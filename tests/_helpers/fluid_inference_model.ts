@@ -11,12 +11,12 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import {
   AttrType,
   type ProgramDesc,
-  ProgramDescSchema,
   Tensor,
   VarType_Type,
   writePaddleTensor,
   writePaddleTensors,
 } from "../../mod.ts";
+import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
 import { op, tensor, type VarInit } from "./desc_init.ts";
 
 /** The weights: w float32 [2, 3]. */

@@ -4,12 +4,14 @@ import {
   Channel,
   currentThread,
   go,
+  type GreenThread,
   Panic,
   run,
   Scheduler,
   select,
   sleep,
 } from "../../scheduler/mod.ts";
+import { type Parked, parkedOn } from "../../scheduler/_thread_control.ts";
 import { within } from "../_helpers/within.ts";
 import { settle } from "./_settle.ts";
 
@@ -138,4 +140,50 @@ Deno.test("GreenThread waits on the operation it parked last, counted once", asy
       await t.done;
     }, { seed: 1 }),
   );
+});
+
+// The scheduler's side, private to the type (see green_thread.ts).
+
+Deno.test("GreenThread's private block() counts a thread once however often it parks, and unblock() only for the last park", async () => {
+  const s = new Scheduler({ seed: 1 });
+  await s.run((main) => {
+    const run = main["runState"];
+    const first = { unlink() {} };
+    const last = { unlink() {} };
+    main["block"]("chan receive", first);
+    main["block"]("select", last);
+    assertEquals([run.blocked, main.waitReason], [1, "select"]);
+    assertEquals(parkedOn(main), last);
+    main["unblock"](first);
+    assertEquals(run.blocked, 1);
+    main["unblock"](last);
+    assertEquals([run.blocked, main.state, parkedOn(main)], [
+      0,
+      "runnable",
+      undefined,
+    ]);
+  });
+});
+
+Deno.test("GreenThread's private block() leaves a done thread done and uncounted", async () => {
+  const s = new Scheduler({ seed: 1 });
+  await s.run(async () => {
+    const t = s.go(() => {});
+    await t.done;
+    t["block"]("sleep", { unlink() {} });
+    assertEquals([t.state, t["runState"].blocked], ["done", 0]);
+  });
+});
+
+Deno.test("GreenThread's private unblock() returns false and changes nothing once the run has ended", async () => {
+  const s = new Scheduler({ seed: 1 });
+  let t: GreenThread | undefined;
+  let parked: Parked | undefined;
+  await s.run(async () => {
+    t = s.go(() => new Channel<number>().recv());
+    await settle();
+    parked = parkedOn(t);
+  });
+  assertEquals(t!["unblock"](parked!), false);
+  assertEquals(t!.state, "blocked");
 });

@@ -5,13 +5,11 @@
 
 import { create, toBinary } from "@bufbuild/protobuf";
 import { assertEquals } from "@std/assert";
+import { decodeNpy, encodeNpy, Tensor } from "../../../mod.ts";
 import {
-  decodeNpy,
-  encodeNpy,
   ProgramDescSchema,
-  Tensor,
   VarDescSchema,
-} from "../../../mod.ts";
+} from "../../../gen/rill/v1/framework_pb.ts";
 import { tensor } from "../../_helpers/desc_init.ts";
 import {
   fcProgram,

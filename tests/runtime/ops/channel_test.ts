@@ -33,6 +33,7 @@ import {
   whileLoop,
 } from "../../../mod.ts";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
+import { receiversOf, sendersOf } from "../../../scheduler/_channel_select.ts";
 import { runBlock } from "../../../runtime/exec/block_runner.ts";
 import { PreparedProgram } from "../../../runtime/exec/prepare.ts";
 import { OPS } from "../../../runtime/ops/mod.ts";
@@ -578,8 +579,8 @@ Deno.test("a goroutine parked in channel_recv or channel_send waits on its threa
     await runBlock(block, scope, threadContext(services, main));
     await new Promise((resolve) => setTimeout(resolve, 0)); // both park
     const parked = [
-      (scope.get(inbox.name) as Channel<unknown>).receivers.head,
-      (scope.get(outbox.name) as Channel<unknown>).senders.head,
+      receiversOf(scope.get(inbox.name) as Channel<unknown>).head,
+      sendersOf(scope.get(outbox.name) as Channel<unknown>).head,
     ];
     for (const waiter of parked) {
       // The thread's context, its own resumer: no promise was made.

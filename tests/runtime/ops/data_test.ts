@@ -15,7 +15,6 @@ import {
   makeChannel,
   print,
   Program,
-  ProgramDescSchema,
   ProgramError,
   read,
   recv,
@@ -24,6 +23,7 @@ import {
   Tensor,
   VarType_Type,
 } from "../../../mod.ts";
+import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import { Panic } from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { runForTensors, runProgram } from "../../_helpers/run_program.ts";

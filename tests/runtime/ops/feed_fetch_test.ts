@@ -7,13 +7,15 @@ import {
   AttrType,
   Executor,
   type OpDesc_Attr,
-  OpDesc_AttrSchema,
-  ProgramDescSchema,
   ProgramError,
   Tensor,
   TensorArray,
   VarType_Type,
 } from "../../../mod.ts";
+import {
+  OpDesc_AttrSchema,
+  ProgramDescSchema,
+} from "../../../gen/rill/v1/framework_pb.ts";
 import { FEED_FETCH_OPS } from "../../../runtime/ops/feed_fetch.ts";
 import { Panic } from "../../../scheduler/panic.ts";
 import { op, tensor } from "../../_helpers/desc_init.ts";

@@ -34,7 +34,6 @@ import {
   makeChannel,
   parallelFor,
   print,
-  ProgramDescSchema,
   ProgramError,
   recv,
   recvOk,
@@ -43,6 +42,7 @@ import {
   VarType_Type,
   whileLoop,
 } from "../../../mod.ts";
+import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import { Deadlock, Panic } from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { locationOf } from "../../_helpers/location_of.ts";

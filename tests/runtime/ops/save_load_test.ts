@@ -15,7 +15,6 @@ import {
   type OpDesc_Attr,
   print,
   Program,
-  ProgramDescSchema,
   ProgramError,
   save,
   saveCombine,
@@ -23,6 +22,7 @@ import {
   type Variable,
   VarType_Type,
 } from "../../../mod.ts";
+import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import {
   readPaddleTensor,
   writePaddleTensor,

@@ -25,7 +25,6 @@ import {
   increment,
   makeChannel,
   print,
-  ProgramDescSchema,
   ProgramError,
   recv,
   select,
@@ -34,6 +33,7 @@ import {
   Tensor,
   VarType_Type,
 } from "../../../mod.ts";
+import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import { Deadlock, Panic } from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { nilChannel } from "../../_helpers/nil_channel.ts";

@@ -17,7 +17,6 @@ import {
   makeChannel,
   print,
   Program,
-  ProgramDescSchema,
   ProgramError,
   recv,
   recvOk,
@@ -29,6 +28,7 @@ import {
   VarType_Type,
   whileLoop,
 } from "../../../mod.ts";
+import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import { Deadlock } from "../../../scheduler/mod.ts";
 import { int64 } from "../../_helpers/int64.ts";
 import { buildProgram, printedBy } from "../../_helpers/run_program.ts";

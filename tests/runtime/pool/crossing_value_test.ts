@@ -16,6 +16,10 @@ import { tensorCodec } from "../../../runtime/pool/tensor_codec.ts";
 import type { PoolMember } from "../../../scheduler/shared/pool_member.ts";
 import type { Value } from "../../../runtime/core/value.ts";
 import { withMember, withStorage } from "./_member.ts";
+import {
+  channelRecord,
+  createSharedChannel,
+} from "../../../scheduler/shared/_channel_handle.ts";
 
 function cross(member: PoolMember, v: Value): Value {
   member.lock();
@@ -55,7 +59,7 @@ Deno.test("crossing values: a large shared tensor crosses by reference", async (
 Deno.test("crossing values: a channel or array reference holds its record until read", async () => {
   await withMember((member) => {
     const i32 = member.heap.i32;
-    const ch = SharedChannel.create(
+    const ch = createSharedChannel(
       member,
       1,
       tensorCodec,
@@ -64,11 +68,11 @@ Deno.test("crossing values: a channel or array reference holds its record until 
     member.lock();
     const [tag, ref] = writeCrossing(member, ch);
     member.unlock();
-    assertEquals(i32[(ch.off >> 2) + C_REFS], 2); // the handle and the reference
+    assertEquals(i32[(channelRecord(ch) >> 2) + C_REFS], 2); // the handle and the reference
     const other = readCrossing(member, tag, ref) as SharedChannel<Tensor>;
     assert(other instanceof SharedChannel, "not a channel handle");
-    assertEquals(other.off, ch.off);
-    assertEquals(i32[(ch.off >> 2) + C_REFS], 2); // two handles
+    assertEquals(channelRecord(other), channelRecord(ch));
+    assertEquals(i32[(channelRecord(ch) >> 2) + C_REFS], 2); // two handles
     const array = SharedTensorArray.create(member);
     array.write(0, Tensor.scalar(5, "float32"));
     const copy = cross(member, array) as SharedTensorArray;

@@ -7,15 +7,17 @@ import { assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import {
   AttrType,
   BlockLayout,
-  OpDescSchema,
-  ProgramDescSchema,
   ProgramError,
   Scope,
   Tensor,
   TensorArray,
-  VarDescSchema,
   VarType_Type,
 } from "../../../mod.ts";
+import {
+  OpDescSchema,
+  ProgramDescSchema,
+  VarDescSchema,
+} from "../../../gen/rill/v1/framework_pb.ts";
 import {
   bindRunInputs,
   feedTargets,

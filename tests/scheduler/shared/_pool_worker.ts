@@ -9,10 +9,12 @@ import { Scheduler } from "../../../scheduler/scheduler.ts";
 import { SharedHeap } from "../../../scheduler/shared/heap.ts";
 import { PoolMember } from "../../../scheduler/shared/pool_member.ts";
 import { Panic } from "../../../scheduler/panic.ts";
-import { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
 import { selectShared } from "../../../scheduler/shared/shared_select.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { vectorAt, vectorCodec } from "./_vector_codec.ts";
+import {
+  openSharedChannel,
+} from "../../../scheduler/shared/_channel_handle.ts";
 
 /** What worker 1 does; channels are record offsets of number channels. */
 export type PoolWorkerTask =
@@ -56,7 +58,7 @@ async function perform(
   scheduler: Scheduler,
   main: GreenThread,
 ): Promise<void> {
-  const chan = (off: number) => new SharedChannel(member, off, numberCodec);
+  const chan = (off: number) => openSharedChannel(member, off, numberCodec);
   const options = { thread: main };
   switch (task.kind) {
     case "stream": {
@@ -99,7 +101,7 @@ async function perform(
       return;
     }
     case "vectors": {
-      const ch = new SharedChannel(member, task.ch, vectorCodec);
+      const ch = openSharedChannel(member, task.ch, vectorCodec);
       for (let i = 0; i < task.count; i++) await ch.send(vectorAt(i), options);
       return;
     }

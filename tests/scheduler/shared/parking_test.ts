@@ -7,10 +7,15 @@ import {
 import { Panic } from "../../../scheduler/panic.ts";
 import { Random } from "../../../scheduler/random.ts";
 import { C_RECVQ, C_SENDQ } from "../../../scheduler/shared/_records.ts";
-import { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
+import type { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
 import { selectShared } from "../../../scheduler/shared/shared_select.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { soloRun } from "./_pool_run.ts";
+import {
+  channelMember,
+  channelRecord,
+  createSharedChannel,
+} from "../../../scheduler/shared/_channel_handle.ts";
 
 // A thread alone on its worker polls before it parks (_parking.ts); an
 // answer that comes long after the polling must still reach it, parked.
@@ -25,15 +30,15 @@ function later(ms: number, f: () => void): Promise<void> {
 }
 
 function hasWaiters(ch: SharedChannel<number>): boolean {
-  const i32 = ch.member.heap.i32;
-  const c = ch.off >> 2;
+  const i32 = channelMember(ch).heap.i32;
+  const c = channelRecord(ch) >> 2;
   return i32[c + C_RECVQ] !== 0 || i32[c + C_SENDQ] !== 0;
 }
 
 Deno.test("SharedChannel.recv() alone on its worker polls, then parks until a late sender", async () => {
   await soloRun(async ({ member }, main) => {
     for (const cap of [0, 2]) {
-      const ch = SharedChannel.create(member, cap, numberCodec, 0);
+      const ch = createSharedChannel(member, cap, numberCodec, 0);
       const sent = later(20, () => assert(ch.trySend(42)));
       const got = ch.recv({ thread: main });
       assertInstanceOf(got, Promise); // nobody answered while it polled
@@ -48,7 +53,7 @@ Deno.test("SharedChannel.recv() alone on its worker polls, then parks until a la
 Deno.test("SharedChannel.send() alone on its worker polls, then parks until a late receiver", async () => {
   await soloRun(async ({ member }, main) => {
     for (const cap of [0, 1]) {
-      const ch = SharedChannel.create(member, cap, numberCodec, 0);
+      const ch = createSharedChannel(member, cap, numberCodec, 0);
       if (cap === 1) ch.send(1, { thread: main });
       const received: unknown[] = [];
       const taken = later(20, () => received.push(ch.recvOk()));
@@ -64,8 +69,8 @@ Deno.test("SharedChannel.send() alone on its worker polls, then parks until a la
 
 Deno.test("selectShared() alone on its worker polls, then parks until a late close", async () => {
   await soloRun(async ({ member }, main) => {
-    const a = SharedChannel.create(member, 0, numberCodec, 0);
-    const b = SharedChannel.create(member, 3, numberCodec, -1);
+    const a = createSharedChannel(member, 0, numberCodec, 0);
+    const b = createSharedChannel(member, 3, numberCodec, -1);
     const closed = later(20, () => b.close());
     const r = selectShared(
       member,

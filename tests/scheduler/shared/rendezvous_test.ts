@@ -21,16 +21,19 @@ import {
   W_VALUE,
   WAITING,
 } from "../../../scheduler/shared/_records.ts";
-import { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
 import { encodeValue, takeValue } from "../../../scheduler/shared/_values.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { soloRun } from "./_pool_run.ts";
+import {
+  channelRecord,
+  createSharedChannel,
+} from "../../../scheduler/shared/_channel_handle.ts";
 
 Deno.test("rendezvous: a hand-off completes the waiter in the slot and empties it", async () => {
   await soloRun(({ member }) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    const ch = createSharedChannel(member, 0, numberCodec, 0);
     const i32 = member.heap.i32;
-    const c = ch.off >> 2;
+    const c = channelRecord(ch) >> 2;
     encodeValue(member, numberCodec, 6.5, member.scratch, false);
     assert(!handOff(member.heap, c, member.scratch), "no receiver yet");
     member.lock();
@@ -49,9 +52,9 @@ Deno.test("rendezvous: a hand-off completes the waiter in the slot and empties i
 
 Deno.test("rendezvous: freezing moves the slot's waiter to the receive queue; thawing reopens only an empty, open channel", async () => {
   await soloRun(({ member }) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    const ch = createSharedChannel(member, 0, numberCodec, 0);
     const i32 = member.heap.i32;
-    const c = ch.off >> 2;
+    const c = channelRecord(ch) >> 2;
     member.lock();
     const w = newWaiter(member, RECV);
     i32[c + C_SLOT] = w;

@@ -8,33 +8,24 @@ import type { GreenThread } from "../../../scheduler/green_thread.ts";
 import { Panic } from "../../../scheduler/panic.ts";
 import { PARKED } from "../../../scheduler/resumer.ts";
 import type { SharedHeap } from "../../../scheduler/shared/heap.ts";
-import {
+import type {
   SharedChannel,
-  type SharedCodec,
+  SharedCodec,
 } from "../../../scheduler/shared/shared_channel.ts";
-import { C_REFS } from "../../../scheduler/shared/_records.ts";
-import { collectGarbageUntil } from "../../_helpers/collect_garbage.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { pairRun, soloRun, untilBlocked } from "./_pool_run.ts";
+import {
+  channelRecord,
+  channelTag,
+  createSharedChannel,
+} from "../../../scheduler/shared/_channel_handle.ts";
 
 // ---------------------------------------------------------------------------
 // One worker, green threads on one scheduler
 
-Deno.test("SharedChannel.create() panics on a bad capacity", async () => {
-  await soloRun(({ member }) => {
-    for (const cap of [-1, 1.5, 2 ** 31]) {
-      assertThrows(
-        () => SharedChannel.create(member, cap, numberCodec, 0),
-        Panic,
-        "makechan: size out of range",
-      );
-    }
-  });
-});
-
 Deno.test("SharedChannel.send() on an unbuffered channel hands the value to a receiver", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    const ch = createSharedChannel(member, 0, numberCodec, 0);
     let sent = false;
     const sender = scheduler.go(async (t) => {
       const p = ch.send(42, { thread: t });
@@ -53,7 +44,7 @@ Deno.test("SharedChannel.send() on an unbuffered channel hands the value to a re
 
 Deno.test("SharedChannel.recv() on an unbuffered channel waits for a sender", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    const ch = createSharedChannel(member, 0, numberCodec, 0);
     let got: unknown;
     const receiver = scheduler.go(async (t) => {
       got = await ch.recvOk({ thread: t });
@@ -67,7 +58,7 @@ Deno.test("SharedChannel.recv() on an unbuffered channel waits for a sender", as
 
 Deno.test("SharedChannel.send() buffers up to the capacity, in FIFO order", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
-    const ch = SharedChannel.create(member, 3, numberCodec, 0);
+    const ch = createSharedChannel(member, 3, numberCodec, 0);
     assertEquals(ch.cap, 3);
     for (const v of [1, 2, 3]) {
       assertEquals(ch.send(v, { thread: main }), undefined);
@@ -87,7 +78,7 @@ Deno.test("SharedChannel.send() buffers up to the capacity, in FIFO order", asyn
 
 Deno.test("SharedChannel.send() keeps FIFO order while its ring grows and wraps", async () => {
   await soloRun(async ({ member }, main) => {
-    const ch = SharedChannel.create(member, 5000, numberCodec, 0);
+    const ch = createSharedChannel(member, 5000, numberCodec, 0);
     const got: number[] = [];
     let next = 0;
     // Interleave so that the head moves before the ring grows.
@@ -103,10 +94,10 @@ Deno.test("SharedChannel.send() keeps FIFO order while its ring grows and wraps"
 
 Deno.test("SharedChannel.len and cap report the buffer", async () => {
   await soloRun(async ({ member }, main) => {
-    const unbuffered = SharedChannel.create(member, 0, numberCodec, 0);
+    const unbuffered = createSharedChannel(member, 0, numberCodec, 0);
     assertEquals([unbuffered.len, unbuffered.cap], [0, 0]);
-    const ch = SharedChannel.create(member, 2, numberCodec, 0, 9);
-    assertEquals([ch.len, ch.cap, ch.tag], [0, 2, 9]);
+    const ch = createSharedChannel(member, 2, numberCodec, 0, 9);
+    assertEquals([ch.len, ch.cap, channelTag(ch)], [0, 2, 9]);
     ch.send(1, { thread: main });
     assertEquals(ch.len, 1);
     ch.send(2, { thread: main });
@@ -118,7 +109,7 @@ Deno.test("SharedChannel.len and cap report the buffer", async () => {
 
 Deno.test("SharedChannel.close() gives parked receivers the zero value, not ok", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, -1);
+    const ch = createSharedChannel(member, 0, numberCodec, -1);
     const results: unknown[] = [];
     const receivers = [0, 1].map(() =>
       scheduler.go(async (t) => results.push(await ch.recvOk({ thread: t })))
@@ -142,7 +133,7 @@ Deno.test("SharedChannel.close() gives parked receivers the zero value, not ok",
 
 Deno.test("SharedChannel.recvOk() drains a closed channel's buffer before the zero value", async () => {
   await soloRun(({ member }, main) => {
-    const ch = SharedChannel.create(member, 2, numberCodec, 0);
+    const ch = createSharedChannel(member, 2, numberCodec, 0);
     ch.send(5, { thread: main });
     ch.close();
     assertEquals(ch.recvOk({ thread: main }), { value: 5, ok: true });
@@ -153,7 +144,7 @@ Deno.test("SharedChannel.recvOk() drains a closed channel's buffer before the ze
 Deno.test("SharedChannel.close() makes parked senders panic", async () => {
   await soloRun(async ({ member, scheduler }) => {
     for (const cap of [0, 1]) {
-      const ch = SharedChannel.create(member, cap, numberCodec, 0);
+      const ch = createSharedChannel(member, cap, numberCodec, 0);
       if (cap === 1) ch.trySend(0);
       const panics: Panic[] = [];
       const senders = [1, 2].map((v) =>
@@ -180,7 +171,7 @@ Deno.test("SharedChannel.close() makes parked senders panic", async () => {
 Deno.test("SharedChannel operations with a resumer return PARKED and hand over the outcome", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
     for (const cap of [0, 1]) {
-      const ch = SharedChannel.create(member, cap, numberCodec, -1);
+      const ch = createSharedChannel(member, cap, numberCodec, -1);
       if (cap === 1) ch.trySend(0); // full: the send below waits
       const log: unknown[] = [];
       const sender = scheduler.go((t) =>
@@ -223,7 +214,7 @@ Deno.test("SharedChannel operations with a resumer return PARKED and hand over t
 
 Deno.test("SharedChannel: a send parked with a resumer fails it with the close's panic", async () => {
   await soloRun(async ({ member, scheduler }) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    const ch = createSharedChannel(member, 0, numberCodec, 0);
     let failure: unknown;
     const sender = scheduler.go((t) =>
       new Promise<void>((resolve) => {
@@ -246,7 +237,7 @@ Deno.test("SharedChannel: a send parked with a resumer fails it with the close's
 
 Deno.test("SharedChannel.close() panics on a closed channel", async () => {
   await soloRun(({ member }) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, 0);
+    const ch = createSharedChannel(member, 0, numberCodec, 0);
     ch.close();
     assertThrows(() => ch.close(), Panic, "close of closed channel");
     // The lock was released: the channel still works.
@@ -256,7 +247,7 @@ Deno.test("SharedChannel.close() panics on a closed channel", async () => {
 
 Deno.test("SharedChannel.send() panics on a closed channel", async () => {
   await soloRun(({ member }, main) => {
-    const ch = SharedChannel.create(member, 4, numberCodec, 0);
+    const ch = createSharedChannel(member, 4, numberCodec, 0);
     ch.close();
     assertThrows(
       () => ch.send(1, { thread: main }),
@@ -302,7 +293,7 @@ const playerCodec: SharedCodec<Player> = {
 Deno.test("SharedChannel carries typed values through their codec", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
     const zero = { id: 0, score: 0, name: "" };
-    const ch = SharedChannel.create(member, 1, playerCodec, zero);
+    const ch = createSharedChannel(member, 1, playerCodec, zero);
     const players: Player[] = [
       { id: 1, score: 2.5, name: "ada" },
       { id: -7, score: -0.125, name: "Grüße, 世界" },
@@ -326,56 +317,6 @@ Deno.test("SharedChannel carries typed values through their codec", async () => 
 });
 
 // ---------------------------------------------------------------------------
-// Lifetime
-
-Deno.test("SharedChannel: a channel no handle holds is torn down at the next lock, with the values left in its ring", async () => {
-  await soloRun(async ({ member }) => {
-    const discarded: number[] = [];
-    const codec: SharedCodec<number> = {
-      ...numberCodec,
-      discard: (heap, off) => void discarded.push(heap.f64[off >> 3]),
-    };
-    let off = 0;
-    (() => {
-      const ch = SharedChannel.create(member, 4, codec, -1);
-      for (const v of [1, 2, 3]) ch.send(v);
-      off = ch.off;
-    })();
-    const refs = () => member.heap.i32[(off >> 2) + C_REFS];
-    assert(await collectGarbageUntil(() => refs() === 0), "never collected");
-    assertEquals(discarded, [], "nothing is freed before a lock");
-    SharedChannel.create(member, 0, numberCodec, 0); // locks: the teardown runs
-    assertEquals(discarded.sort(), [-1, 1, 2, 3]); // the zero value's too
-    // The record's block is free again: the next buffered channel takes it.
-    assertEquals(SharedChannel.create(member, 4, numberCodec, 0).off, off);
-  });
-});
-
-Deno.test("SharedChannel.retain() keeps a record no handle holds until release()", async () => {
-  await soloRun(async ({ member }) => {
-    let off = 0;
-    (() => {
-      off = SharedChannel.create(member, 0, numberCodec, 0).off;
-    })();
-    SharedChannel.retain(member, off); // as a spawned goroutine's blob does
-    const refs = () => member.heap.i32[(off >> 2) + C_REFS];
-    assert(await collectGarbageUntil(() => refs() === 1), "never collected");
-    assert(SharedChannel.create(member, 0, numberCodec, 0).off !== off);
-    SharedChannel.release(member, off, numberCodec);
-    assertEquals(SharedChannel.create(member, 0, numberCodec, 0).off, off);
-  });
-});
-
-Deno.test("SharedChannel handles let go of nothing once the run has ended", async () => {
-  await soloRun(({ member }) => {
-    const ch = SharedChannel.create(member, 0, numberCodec, 0);
-    member.close();
-    SharedChannel.release(member, ch.off, numberCodec); // as a late finalizer
-    assertEquals(member.heap.i32[(ch.off >> 2) + C_REFS], 1);
-  });
-});
-
-// ---------------------------------------------------------------------------
 // Across a Web Worker
 
 Deno.test("SharedChannel streams 10,000 values from a Worker through a cap-16 buffer in order", async () => {
@@ -383,8 +324,8 @@ Deno.test("SharedChannel streams 10,000 values from a Worker through a cap-16 bu
   let ch!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      ch = SharedChannel.create(member, 16, numberCodec, 0);
-      return { kind: "stream", ch: ch.off, count };
+      ch = createSharedChannel(member, 16, numberCodec, 0);
+      return { kind: "stream", ch: channelRecord(ch), count };
     },
     async (_, main) => {
       const got: number[] = [];
@@ -436,9 +377,14 @@ async function pingPong(
   let pong!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      ping = SharedChannel.create(member, 0, numberCodec, 0);
-      pong = SharedChannel.create(member, 0, numberCodec, 0);
-      return { kind: "pingpong", ping: ping.off, pong: pong.off, count };
+      ping = createSharedChannel(member, 0, numberCodec, 0);
+      pong = createSharedChannel(member, 0, numberCodec, 0);
+      return {
+        kind: "pingpong",
+        ping: channelRecord(ping),
+        pong: channelRecord(pong),
+        count,
+      };
     },
     (_, thread) => main(ping, pong, thread),
   );

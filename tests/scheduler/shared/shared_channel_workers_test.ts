@@ -5,11 +5,16 @@ import { assert, assertEquals } from "@std/assert";
 import type { GreenThread } from "../../../scheduler/green_thread.ts";
 import { Random } from "../../../scheduler/random.ts";
 import { C_RECVQ, C_SENDQ } from "../../../scheduler/shared/_records.ts";
-import { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
+import type { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
 import { selectShared } from "../../../scheduler/shared/shared_select.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { pairRun } from "./_pool_run.ts";
 import { vectorAt, vectorCodec } from "./_vector_codec.ts";
+import {
+  channelMember,
+  channelRecord,
+  createSharedChannel,
+} from "../../../scheduler/shared/_channel_handle.ts";
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i);
@@ -18,8 +23,8 @@ function range(from: number, to: number): number[] {
 // Whether any waiter is queued on `ch` (read without the lock, once every
 // thread is done).
 function hasWaiters(ch: SharedChannel<number>): boolean {
-  const i32 = ch.member.heap.i32;
-  const c = ch.off >> 2;
+  const i32 = channelMember(ch).heap.i32;
+  const c = channelRecord(ch) >> 2;
   return i32[c + C_RECVQ] !== 0 || i32[c + C_SENDQ] !== 0;
 }
 
@@ -48,8 +53,8 @@ async function stream(
   let ch!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      ch = SharedChannel.create(member, cap, numberCodec, 0);
-      return { kind: "stream", ch: ch.off, count };
+      ch = createSharedChannel(member, cap, numberCodec, 0);
+      return { kind: "stream", ch: channelRecord(ch), count };
     },
     async (_, main) => {
       const got: number[] = [];
@@ -81,8 +86,8 @@ Deno.test("SharedChannel carries inline and blob values across a Worker in order
   let ch!: SharedChannel<number[]>;
   await pairRun(
     ({ member }) => {
-      ch = SharedChannel.create(member, 8, vectorCodec, []);
-      return { kind: "vectors", ch: ch.off, count };
+      ch = createSharedChannel(member, 8, vectorCodec, []);
+      return { kind: "vectors", ch: channelRecord(ch), count };
     },
     async (_, main) => {
       for (let i = 0; i < count; i++) {
@@ -106,9 +111,9 @@ async function twoReceivers(cap: number): Promise<void> {
   let b!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      a = SharedChannel.create(member, cap, numberCodec, 0);
-      b = SharedChannel.create(member, 8, numberCodec, 0);
-      return { kind: "relay", from: a.off, to: b.off };
+      a = createSharedChannel(member, cap, numberCodec, 0);
+      b = createSharedChannel(member, 8, numberCodec, 0);
+      return { kind: "relay", from: channelRecord(a), to: channelRecord(b) };
     },
     async ({ scheduler }, main) => {
       const sender = scheduler.go(async (t) => {
@@ -137,8 +142,8 @@ Deno.test("SharedChannel keeps FIFO order for senders on two workers sharing the
   let ch!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      ch = SharedChannel.create(member, 16, numberCodec, 0);
-      return { kind: "stream", ch: ch.off, count: n };
+      ch = createSharedChannel(member, 16, numberCodec, 0);
+      return { kind: "stream", ch: channelRecord(ch), count: n };
     },
     async ({ scheduler }, main) => {
       const local = scheduler.go(async (t) => {
@@ -168,11 +173,11 @@ Deno.test("SharedChannel keeps FIFO order when selects join and leave the stream
   let ch!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      ch = SharedChannel.create(member, 8, numberCodec, 0);
-      return { kind: "stream", ch: ch.off, count };
+      ch = createSharedChannel(member, 8, numberCodec, 0);
+      return { kind: "stream", ch: channelRecord(ch), count };
     },
     async ({ member }, main) => {
-      const idle = SharedChannel.create(member, 0, numberCodec, 0);
+      const idle = createSharedChannel(member, 0, numberCodec, 0);
       const random = new Random(5);
       const got: number[] = [];
       while (got.length < count) {
@@ -203,9 +208,13 @@ Deno.test("SharedChannel.close() racing with a Worker's sends loses no sent valu
     let report!: SharedChannel<number>;
     await pairRun(
       ({ member }) => {
-        ch = SharedChannel.create(member, cap, numberCodec, -1);
-        report = SharedChannel.create(member, 1, numberCodec, 0);
-        return { kind: "untilClosed", ch: ch.off, report: report.off };
+        ch = createSharedChannel(member, cap, numberCodec, -1);
+        report = createSharedChannel(member, 1, numberCodec, 0);
+        return {
+          kind: "untilClosed",
+          ch: channelRecord(ch),
+          report: channelRecord(report),
+        };
       },
       async (_, main) => {
         const got: number[] = [];

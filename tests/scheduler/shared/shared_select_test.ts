@@ -4,16 +4,21 @@ import { Random } from "../../../scheduler/random.ts";
 import { PARKED } from "../../../scheduler/resumer.ts";
 import type { SelectResult } from "../../../scheduler/select.ts";
 import { C_RECVQ, C_SENDQ } from "../../../scheduler/shared/_records.ts";
-import { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
+import type { SharedChannel } from "../../../scheduler/shared/shared_channel.ts";
 import { selectShared } from "../../../scheduler/shared/shared_select.ts";
 import { numberCodec } from "./_number_codec.ts";
 import { pairRun, soloRun, untilBlocked } from "./_pool_run.ts";
+import {
+  channelMember,
+  channelRecord,
+  createSharedChannel,
+} from "../../../scheduler/shared/_channel_handle.ts";
 
 // Whether any waiter is queued on `ch` (read without the lock: the test's
 // threads are all parked or done, so nobody writes).
 function hasWaiters(ch: SharedChannel<number>): boolean {
-  const i32 = ch.member.heap.i32;
-  const c = ch.off >> 2;
+  const i32 = channelMember(ch).heap.i32;
+  const c = channelRecord(ch) >> 2;
   return i32[c + C_RECVQ] !== 0 || i32[c + C_SENDQ] !== 0;
 }
 
@@ -28,8 +33,8 @@ function atOnce(r: SelectResult | Promise<SelectResult>): SelectResult {
 
 Deno.test("selectShared() chooses uniformly among ready cases", async () => {
   await soloRun(({ member }, main) => {
-    const a = SharedChannel.create(member, 1, numberCodec, 0);
-    const b = SharedChannel.create(member, 1, numberCodec, 0);
+    const a = createSharedChannel(member, 1, numberCodec, 0);
+    const b = createSharedChannel(member, 1, numberCodec, 0);
     const random = new Random(42);
     const counts = [0, 0];
     const tries = 400;
@@ -50,8 +55,8 @@ Deno.test("selectShared() chooses uniformly among ready cases", async () => {
 Deno.test("selectShared() takes the default only when no case is ready", async () => {
   await soloRun(({ member }, main) => {
     const random = new Random(1);
-    const a = SharedChannel.create(member, 1, numberCodec, 0);
-    const full = SharedChannel.create(member, 1, numberCodec, 0);
+    const a = createSharedChannel(member, 1, numberCodec, 0);
+    const full = createSharedChannel(member, 1, numberCodec, 0);
     full.trySend(1);
     const cases = [{ recv: a }, { send: full, value: 2 }, { default: true }];
     assertEquals(selectShared(member, cases, random, main), {
@@ -74,7 +79,7 @@ Deno.test("selectShared() takes the default only when no case is ready", async (
 
 Deno.test("selectShared() receives the zero value, not ok, from a closed channel", async () => {
   await soloRun(({ member }, main) => {
-    const a = SharedChannel.create(member, 0, numberCodec, -5);
+    const a = createSharedChannel(member, 0, numberCodec, -5);
     a.close();
     const r = selectShared(member, [{ recv: a }], new Random(1), main);
     assertEquals(r, { index: 0, value: -5, ok: false });
@@ -83,7 +88,7 @@ Deno.test("selectShared() receives the zero value, not ok, from a closed channel
 
 Deno.test("selectShared() panics when it chooses a send on a closed channel", async () => {
   await soloRun(({ member }, main) => {
-    const a = SharedChannel.create(member, 0, numberCodec, 0);
+    const a = createSharedChannel(member, 0, numberCodec, 0);
     a.close();
     assertThrows(
       () => selectShared(member, [{ send: a, value: 1 }], new Random(1), main),
@@ -97,8 +102,8 @@ Deno.test("selectShared() panics when it chooses a send on a closed channel", as
 
 Deno.test("selectShared() parked is woken by a send and leaves no waiter on its other channel", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
-    const a = SharedChannel.create(member, 0, numberCodec, 0);
-    const b = SharedChannel.create(member, 0, numberCodec, 0);
+    const a = createSharedChannel(member, 0, numberCodec, 0);
+    const b = createSharedChannel(member, 0, numberCodec, 0);
     let result: SelectResult | undefined;
     const selector = scheduler.go(async (t) => {
       result = await selectShared(
@@ -125,8 +130,8 @@ Deno.test("selectShared() parked is woken by a send and leaves no waiter on its 
 
 Deno.test("selectShared() with a resumer returns PARKED and resumes with the case that fired", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
-    const a = SharedChannel.create(member, 0, numberCodec, 0);
-    const b = SharedChannel.create(member, 0, numberCodec, 0);
+    const a = createSharedChannel(member, 0, numberCodec, 0);
+    const b = createSharedChannel(member, 0, numberCodec, 0);
     let result: unknown;
     const selector = scheduler.go((t) =>
       new Promise<void>((resolve) => {
@@ -148,8 +153,8 @@ Deno.test("selectShared() with a resumer returns PARKED and resumes with the cas
 
 Deno.test("selectShared() parked on sends is woken by a receive and withdraws its other send", async () => {
   await soloRun(async ({ member, scheduler }, main) => {
-    const a = SharedChannel.create(member, 0, numberCodec, 0);
-    const b = SharedChannel.create(member, 0, numberCodec, 0);
+    const a = createSharedChannel(member, 0, numberCodec, 0);
+    const b = createSharedChannel(member, 0, numberCodec, 0);
     let result: SelectResult | undefined;
     const selector = scheduler.go(async (t) => {
       result = await selectShared(
@@ -170,8 +175,8 @@ Deno.test("selectShared() parked on sends is woken by a receive and withdraws it
 
 Deno.test("selectShared() parked is woken by close with the zero value", async () => {
   await soloRun(async ({ member, scheduler }) => {
-    const a = SharedChannel.create(member, 0, numberCodec, -1);
-    const b = SharedChannel.create(member, 0, numberCodec, 0);
+    const a = createSharedChannel(member, 0, numberCodec, -1);
+    const b = createSharedChannel(member, 0, numberCodec, 0);
     let result: SelectResult | undefined;
     const selector = scheduler.go(async (t) => {
       result = await selectShared(
@@ -206,12 +211,12 @@ async function doubleSelect(
   let b!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      a = SharedChannel.create(member, cap, numberCodec, 0);
-      b = SharedChannel.create(member, cap, numberCodec, 0);
+      a = createSharedChannel(member, cap, numberCodec, 0);
+      b = createSharedChannel(member, cap, numberCodec, 0);
       return {
         kind: "doubleselect",
-        a: a.off,
-        b: b.off,
+        a: channelRecord(a),
+        b: channelRecord(b),
         count,
         serviceThreads,
       };
@@ -274,12 +279,12 @@ Deno.test("selectShared() sends to a receiver waiting in an unbuffered channel's
   let b!: SharedChannel<number>;
   await pairRun(
     ({ member }) => {
-      a = SharedChannel.create(member, 0, numberCodec, 0);
-      b = SharedChannel.create(member, 4, numberCodec, 0);
-      return { kind: "relay", from: a.off, to: b.off };
+      a = createSharedChannel(member, 0, numberCodec, 0);
+      b = createSharedChannel(member, 4, numberCodec, 0);
+      return { kind: "relay", from: channelRecord(a), to: channelRecord(b) };
     },
     async ({ member, scheduler }, main) => {
-      const idle = SharedChannel.create(member, 0, numberCodec, 0);
+      const idle = createSharedChannel(member, 0, numberCodec, 0);
       const random = new Random(5);
       const got: number[] = [];
       const reader = scheduler.go(async (t) => {
