@@ -1,0 +1,167 @@
+/**
+ * The whole check, as `deno task test` runs it: format, lint, types, the
+ * public API's docs, then the test suites, each step its own process, in
+ * order, stopping at the first that fails.
+ *
+ * A step's result is read from what it reports, not from its exit status
+ * alone. The one case where the two disagree: a `deno test` step that
+ * printed a passing summary (`ok | N passed | 0 failed`) and then died of
+ * SIGABRT or SIGSEGV. On this machine that happens now and then after the
+ * WebGPU steps, in glibc's allocator while the process exits (`corrupted
+ * size vs. prev_size`, `malloc_consolidate(): invalid chunk size`), after
+ * every test has finished and every GPU device has been destroyed: Mesa's
+ * llvmpipe threads and the WebGPU instance tear down in parallel. Nothing
+ * of the tests' results depends on it, so such a step counts as passed,
+ * with one `warning:` line that names the signal. Any other death, a
+ * failing summary, or no summary at all fails the step.
+ *
+ * @module
+ */
+
+/** One step: a `deno` command line and the environment it adds. */
+interface Step {
+  readonly args: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const GPU_FILES = [
+  "kernels/webgpu/",
+  "tests/kernels/webgpu/",
+  "tests/runtime/run/device_choice_test.ts",
+  "tests/runtime/cli/cli_test.ts",
+];
+
+const LAYERED = [
+  "tests/runtime/ops/",
+  "tests/runtime/layers/",
+  "tests/examples_test.ts",
+];
+
+const STEPS: readonly Step[] = [
+  { args: ["fmt", "--check"] },
+  { args: ["lint"] },
+  { args: ["check"] },
+  { args: ["doc", "--lint", "mod.ts", "scheduler/mod.ts"] },
+  // Everything but the WebGPU modules, several modules at a time.
+  {
+    args: ["test", "-A", "--doc", "--parallel", `--ignore=${GPU_FILES}`],
+  },
+  // The WebGPU modules one at a time: two modules on two threads, each
+  // holding a device, made the exit aborts above far more frequent.
+  { args: ["test", "-A", "--doc", ...GPU_FILES] },
+  // The concurrency suites again on two workers, and the op suites and the
+  // real models on the GPU path.
+  {
+    args: ["test", "-A", "--parallel", ...LAYERED],
+    env: { RILL_TEST_WORKERS: "2" },
+  },
+  {
+    args: ["test", "-A", ...LAYERED, "tests/runtime/run/paddle_models_test.ts"],
+    env: { RILL_TEST_DEVICE: "webgpu" },
+  },
+];
+
+// deno test's last summary line, colours stripped.
+const SUMMARY = /^(ok|FAILED) \| (\d+) passed.*\| (\d+) failed/m;
+
+/** Signals after which a passing `deno test` still counts (see the top). */
+const EXIT_ABORTS: ReadonlySet<string> = new Set(["SIGABRT", "SIGSEGV"]);
+
+/**
+ * Whether a finished step passed, and the warning to print when it passed
+ * only by its report.
+ *
+ * @param args The step's command line.
+ * @param status How it ended: its exit code, and the signal that ended it.
+ * @param output What it printed, stdout and stderr.
+ * @returns Whether it passed, and a warning or undefined.
+ *
+ * @example Usage
+ * ```ts
+ * import { judgeStep } from "./run_suite.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const report = "ok | 3 passed | 0 failed (1s)\nmalloc_consolidate(): invalid chunk size\n";
+ * const aborted = { code: 134, signal: "SIGABRT" } as const;
+ * assertEquals(judgeStep(["test"], aborted, report).passed, true);
+ * assertEquals(judgeStep(["test"], { code: 1, signal: null }, report).passed, false);
+ * assertEquals(judgeStep(["lint"], aborted, report).passed, false);
+ * ```
+ */
+export function judgeStep(
+  args: readonly string[],
+  status: { readonly code: number; readonly signal: string | null },
+  output: string,
+): { passed: boolean; warning?: string } {
+  if (status.code === 0 && status.signal === null) return { passed: true };
+  // A child killed by a signal reports it; `deno task` and shells report
+  // 128 + its number instead.
+  const signal = status.signal ??
+    { 134: "SIGABRT", 139: "SIGSEGV" }[status.code] ?? null;
+  // deno test prints its summary last: the final one is the step's.
+  const summaries = [
+    ...stripColours(output).matchAll(new RegExp(SUMMARY, "gm")),
+  ];
+  const last = summaries.at(-1);
+  if (
+    args[0] !== "test" || signal === null || !EXIT_ABORTS.has(signal) ||
+    last === undefined ||
+    last[1] !== "ok" || last[3] !== "0"
+  ) {
+    return { passed: false };
+  }
+  return {
+    passed: true,
+    warning: `warning: deno ${args[0]} passed (${last[2]} tests) and then ` +
+      `died of ${signal} while exiting; counted as passed (tests/run_suite.ts)`,
+  };
+}
+
+function stripColours(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+// Runs one step, echoing what it prints as it prints it, and returns how
+// it ended and its output.
+async function runStep(step: Step): Promise<[Deno.CommandStatus, string]> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...step.args],
+    env: step.env,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const chunks: string[] = [];
+  const decoder = new TextDecoder();
+  const echo = async (
+    stream: ReadableStream<Uint8Array>,
+    to: typeof Deno.stdout,
+  ) => {
+    for await (const bytes of stream) {
+      chunks.push(decoder.decode(bytes, { stream: true }));
+      await writeAll(to, bytes);
+    }
+  };
+  const [status] = await Promise.all([
+    child.status,
+    echo(child.stdout, Deno.stdout),
+    echo(child.stderr, Deno.stderr),
+  ]);
+  return [status, chunks.join("")];
+}
+
+async function writeAll(
+  to: typeof Deno.stdout,
+  bytes: Uint8Array,
+): Promise<void> {
+  for (let n = 0; n < bytes.length;) n += await to.write(bytes.subarray(n));
+}
+
+if (import.meta.main) {
+  for (const step of STEPS) {
+    const [status, output] = await runStep(step);
+    const { passed, warning } = judgeStep(step.args, status, output);
+    if (warning !== undefined) console.error(warning);
+    if (!passed) Deno.exit(status.code === 0 ? 1 : status.code);
+  }
+}
