@@ -268,6 +268,82 @@ export class SharedHeap {
     if (end > this.u8.length) this.#refresh();
   }
 
+  /**
+   * The memory as 32-bit words, covering `[0, end)`: `i32`, refreshed
+   * first if another worker grew the memory past it. How a layout's
+   * helpers reach a block that another worker may have allocated (see the
+   * index at the top of this file).
+   *
+   * @param end A byte offset: the end of what the caller reads or writes.
+   * @returns The words.
+   *
+   * @example Usage
+   * ```ts
+   * import { SharedHeap } from "./heap.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const heap = SharedHeap.create();
+   * const other = new SharedHeap(heap.memory); // another worker's views
+   * heap.lock();
+   * const blob = heap.allocData(8);
+   * heap.unlock();
+   * heap.i32To(blob + 8)[blob >> 2] = 5;
+   * assertEquals(other.i32To(blob + 8)[blob >> 2], 5);
+   * ```
+   */
+  i32To(end: number): Int32Array {
+    if (end > this.u8.length) this.#refresh();
+    return this.i32;
+  }
+
+  /**
+   * The memory as bytes, covering `[0, end)` (as `i32To`).
+   *
+   * @param end A byte offset: the end of what the caller reads or writes.
+   * @returns The bytes.
+   *
+   * @example Usage
+   * ```ts
+   * import { SharedHeap } from "./heap.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const heap = SharedHeap.create();
+   * heap.lock();
+   * const blob = heap.allocData(3);
+   * heap.unlock();
+   * heap.u8To(blob + 3).set([1, 2, 3], blob);
+   * assertEquals([...heap.u8To(blob + 3).subarray(blob, blob + 3)], [1, 2, 3]);
+   * ```
+   */
+  u8To(end: number): Uint8Array {
+    if (end > this.u8.length) this.#refresh();
+    return this.u8;
+  }
+
+  /**
+   * The memory as 64-bit floats, covering `[0, end)` (as `i32To`).
+   *
+   * @param end A byte offset: the end of what the caller reads or writes.
+   * @returns The floats.
+   *
+   * @example Usage
+   * ```ts
+   * import { SharedHeap } from "./heap.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const heap = SharedHeap.create();
+   * heap.lock();
+   * const blob = heap.allocData(8);
+   * heap.unlock();
+   * heap.f64To(blob + 8)[blob >> 3] = 0.5;
+   * assertEquals(heap.f64To(blob + 8)[blob >> 3], 0.5);
+   * ```
+   */
+  f64To(end: number): Float64Array {
+    if (end > this.u8.length) this.#refresh();
+    return this.f64;
+  }
+
   // A block may lie in memory that another worker grew since this worker's
   // views were made: a write through a view that does not reach it is lost
   // without an error, and a read gives undefined. So #alloc and #free cover
