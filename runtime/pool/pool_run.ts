@@ -23,7 +23,6 @@ import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
-import { Global } from "../../scheduler/shared/heap.ts";
 import {
   type PoolMember,
   SharedWait,
@@ -44,6 +43,13 @@ import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
+import {
+  appendLine,
+  hasLines,
+  lineOf,
+  nextLine,
+  takeLines,
+} from "./_print_log.ts";
 
 /** The message that tells the main thread to print the log. */
 const PRINT_LOG = 0;
@@ -202,18 +208,7 @@ export class PoolRun {
     const m = this.member;
     const bytes = encoder.encode(line);
     m.lock();
-    const heap = m.heap;
-    const blob = heap.allocData(8 + bytes.byteLength);
-    heap.i32[blob >> 2] = 0;
-    heap.i32[(blob >> 2) + 1] = bytes.byteLength;
-    heap.u8.set(bytes, blob + 8);
-    const tail = heap.i32[Global.LogTail];
-    if (tail === 0) heap.i32[Global.LogHead] = blob;
-    else {
-      heap.cover(tail + 4); // another worker's blob, maybe past this one's views
-      heap.i32[tail >> 2] = blob;
-    }
-    heap.i32[Global.LogTail] = blob;
+    appendLine(m.heap, bytes);
     m.post(0, PRINT_LOG);
     m.unlock();
   }
@@ -222,19 +217,15 @@ export class PoolRun {
   printLog(): void {
     const m = this.member;
     const heap = m.heap;
-    if (Atomics.load(heap.i32, Global.LogHead) === 0) return;
+    if (!hasLines(heap)) return;
     m.lock();
-    let blob = heap.i32[Global.LogHead];
-    heap.i32[Global.LogHead] = 0;
-    heap.i32[Global.LogTail] = 0;
+    let entry = takeLines(heap);
     m.unlock();
-    while (blob !== 0) {
-      heap.cover(blob + 8);
-      const n = heap.i32[(blob >> 2) + 1];
-      heap.cover(blob + 8 + n);
-      this.#write(decoder.decode(heap.u8.slice(blob + 8, blob + 8 + n)));
-      m.freeDataLater(blob);
-      blob = heap.i32[blob >> 2];
+    while (entry !== 0) {
+      const next = nextLine(heap, entry); // before the free reuses the word
+      this.#write(decoder.decode(lineOf(heap, entry)));
+      m.freeDataLater(entry);
+      entry = next;
     }
   }
 
