@@ -9,12 +9,14 @@
  * whether or not another worker ever reaches it: a select may then mix any
  * channels, and placement need not prove where a value goes.
  *
- * A spawn on another worker is a message on its wake ring naming a blob:
- * the block, the thread's random stream, and the values of the variables
- * the block reads, in the order `capturesOf` lists them. The spawner
- * counts the new thread active before posting, and the receiver takes that
- * count back when the thread is made, so the run never looks idle while a
- * spawn is in flight.
+ * A spawn on another worker is a message on its wake ring naming a blob
+ * (_spawn_blob.ts): the block, the thread's random stream, and the values
+ * of the variables the block reads, in the order `capturesOf` lists them.
+ * The spawner counts the new thread active before posting, and the
+ * receiver takes that count back when the thread is made, so the run never
+ * looks idle while a spawn is in flight. A parallel_for counts its
+ * iterations on other workers in a group record (_iteration_group.ts).
+ * The print log is _print_log.ts.
  *
  * @module
  */
@@ -44,6 +46,13 @@ import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
 import {
+  createGroup,
+  groupDone,
+  iterationDone,
+  parkOnGroup,
+} from "./_iteration_group.ts";
+import { readSpawn, writeSpawn } from "./_spawn_blob.ts";
+import {
   appendLine,
   hasLines,
   lineOf,
@@ -53,21 +62,6 @@ import {
 
 /** The message that tells the main thread to print the log. */
 const PRINT_LOG = 0;
-
-// A spawn blob's words before its values (two words each: tag, ref;
-// crossing_value.ts).
-const S_BLOCK = 0;
-const S_KEY = 1;
-const S_GROUP = 2;
-const S_INDEX = 3;
-const S_COUNT = 4;
-const S_VALUES = 5;
-
-// A remote iteration group's words: iterations left, and the waiter.
-const G_LEFT = 0;
-const G_WORKER = 1;
-const G_TOKEN = 2;
-const G_PARKED = 3;
 
 const TRUE = Tensor.fromArray([true], "bool", [1]);
 const encoder = new TextEncoder();
@@ -313,19 +307,12 @@ export class PoolRun {
       this.#prepared.resolve(parentBlock, n).read(scope)
     );
     m.lock();
-    const heap = m.heap;
-    const blob = heap.allocData((S_VALUES + 2 * names.length) * 4);
-    const refs = values.map((v) => writeCrossing(m, v));
-    const i32 = heap.i32;
-    const b = blob >> 2;
-    i32[b + S_BLOCK] = block;
-    i32[b + S_KEY] = parent.reserveChildKey();
-    i32[b + S_GROUP] = iteration?.group ?? 0;
-    i32[b + S_INDEX] = iteration?.index ?? 0;
-    i32[b + S_COUNT] = names.length;
-    refs.forEach(([tag, ref], k) => {
-      i32[b + S_VALUES + 2 * k] = tag;
-      i32[b + S_VALUES + 2 * k + 1] = ref;
+    const blob = writeSpawn(m.heap, {
+      block,
+      key: parent.reserveChildKey(),
+      group: iteration?.group ?? 0,
+      index: iteration?.index ?? 0,
+      values: values.map((v) => writeCrossing(m, v)),
     });
     // The new thread counts as active from now on; see the top of the file.
     m.changed(1);
@@ -343,8 +330,7 @@ export class PoolRun {
   newGroup(count: number): number {
     const m = this.member;
     m.lock();
-    const group = m.heap.allocControl(16);
-    m.heap.i32[(group >> 2) + G_LEFT] = count;
+    const group = createGroup(m.heap, count);
     m.unlock();
     return group;
   }
@@ -359,17 +345,13 @@ export class PoolRun {
   waitGroup(group: number, thread: GreenThread): void | Promise<void> {
     const m = this.member;
     m.lock();
-    const g = group >> 2;
-    if (m.heap.i32[g + G_LEFT] === 0) {
+    if (groupDone(m.heap, group)) {
       m.heap.freeControl(group);
       m.unlock();
       return;
     }
     const wait = new GroupWait(group, thread);
-    const i32 = m.heap.i32;
-    i32[g + G_WORKER] = m.self;
-    i32[g + G_TOKEN] = m.park(wait, "sync.WaitGroup.Wait");
-    i32[g + G_PARKED] = 1;
+    parkOnGroup(m.heap, group, m.self, m.park(wait, "sync.WaitGroup.Wait"));
     m.unlock();
     return wait.promise;
   }
@@ -378,39 +360,20 @@ export class PoolRun {
   #iterationDone(group: number): void {
     const m = this.member;
     m.lock();
-    const i32 = m.heap.i32;
-    const g = group >> 2;
-    const left = i32[g + G_LEFT] - 1;
-    i32[g + G_LEFT] = left;
-    if (left === 0 && i32[g + G_PARKED] !== 0) {
-      m.wake(i32[g + G_WORKER], i32[g + G_TOKEN]);
-    }
+    iterationDone(m, group);
     m.unlock();
   }
 
   #startSpawned(blob: number): void {
     const m = this.member;
-    const heap = m.heap;
-    heap.cover(blob + S_VALUES * 4);
-    const b = blob >> 2;
-    const count = heap.i32[b + S_COUNT];
-    heap.cover(blob + (S_VALUES + 2 * count) * 4);
-    const i32 = heap.i32;
-    const block = i32[b + S_BLOCK];
-    const key = i32[b + S_KEY];
-    const group = i32[b + S_GROUP];
-    const index = i32[b + S_INDEX];
+    const { block, key, group, index, values } = readSpawn(m.heap, blob);
     const names = this.capturesOf(block);
     const body = this.#prepared.block(block);
     const parentBlock = this.#desc.blocks[block].parentIdx;
     const outer = this.#scopeChain(parentBlock);
     const child = new Scope(body.layout, outer);
     for (let k = 0; k < names.length; k++) {
-      const value = readCrossing(
-        m,
-        i32[b + S_VALUES + 2 * k],
-        i32[b + S_VALUES + 2 * k + 1],
-      );
+      const value = readCrossing(m, values[k][0], values[k][1]);
       const local = body.layout.slotOf(names[k]);
       if (local !== undefined) child.values[local] = value;
       else this.#prepared.resolve(block, names[k]).write(child, value);
