@@ -16,7 +16,43 @@
 // selects, wake rings and arrays, and never moves beyond the memory's
 // initial size, so every worker's views always cover it; blobs (values in
 // transit) and the rings of buffered channels come from the data arena
-// above it, which grows the memory on demand.
+// above it, which grows the memory on demand. A block is an 8-byte header
+// (its size class) and then the caller's bytes; a free block's first word
+// links its free list, so a block's first word is lost once it is freed.
+//
+// The layouts in the heap. Each is declared once, in the module named
+// here, whose top argues it: what each word means, who writes it, under
+// what lock or ordering. Offsets are byte offsets; a layout names its
+// words as indices from its first word, `off >> 2`. C: in the control
+// arena; D: in the data arena.
+//
+//   the global words, the block header      heap.ts (Global)           -
+//   the worker table and its wake rings     wake_ring.ts               C
+//   channel, waiter and select records      _records.ts                C
+//   value areas (in waiters, ring slots     _values.ts                 C D
+//     and each worker's scratch area)
+//   a buffered channel's ring               _ring.ts                   D
+//   an unbuffered channel's rendezvous      _rendezvous.ts (C_SLOT)    C
+//     slot
+//   and the runtime's, in runtime/pool/:
+//   byte blobs (raw values, split plans)    _byte_blob.ts              D
+//   the print log (Global.LogHead, LogTail) _print_log.ts              D
+//   spawn blobs                             _spawn_blob.ts             D
+//   parallel_for iteration groups           _iteration_group.ts        C
+//   tensor blobs                            _tensor_blob.ts            C D
+//   storage blocks (Global.StorageBytes)    _storage_block.ts          D
+//   shared tensor array records and slots   _array_record.ts           C
+//   row-split tickets, and the words of     row_split.ts,              C
+//     their jobs (a split product, a        parallel_gemm.ts,
+//     split elementwise call)               parallel_kernels.ts
+//
+// Growth: a block in the data arena that another worker allocated may lie
+// past this worker's views, if that worker grew the memory to make it. A
+// write through views that end before the block is lost without an error,
+// a read gives undefined, an Atomics operation throws. So a layout's
+// helpers reach such a block through `i32To`, `u8To` and `f64To`, which
+// cover it first, and callers never cover by hand; a layout in the control
+// arena needs no cover, and its header says so.
 //
 // Invariants:
 //   The lock word is 0 (free), 1 (held) or 2 (held, maybe with waiters).
@@ -49,16 +85,20 @@ export const Global = {
   DataTop: 6,
   /** 1 once the run has ended: workers stop. */
   Ended: 7,
-  /** The offset of the worker table (see worker_ring.ts). */
+  /** The offset of the worker table (see wake_ring.ts). */
   Workers: 8,
-  /** The head and tail of the run's print log (see the runtime). */
+  /** The head and tail of the run's print log (runtime/pool/_print_log.ts). */
   LogHead: 9,
   LogTail: 10,
-  /** Bytes of tensor storage live in the data arena (the runtime's). */
+  /**
+   * Bytes of tensor storage live in the data arena
+   * (runtime/pool/_storage_block.ts).
+   */
   StorageBytes: 11,
   /**
    * Rows of split operators that a worker computed for another worker's
-   * call (the runtime's): zero while no operator has really been split.
+   * call (runtime/pool/row_split.ts): zero while no operator has really
+   * been split.
    */
   HelpedRows: 12,
   /** The first of the size classes' free-list heads, control then data. */
@@ -260,7 +300,8 @@ export class SharedHeap {
 
   /**
    * Makes sure this worker's views cover `[0, end)`: another worker may
-   * have grown the memory.
+   * have grown the memory. A layout's helpers use `i32To` and its kin,
+   * which cover and hand back the view in one step.
    *
    * @param end A byte offset.
    */
