@@ -80,7 +80,8 @@ export function appendLine(heap: SharedHeap, line: Uint8Array): number {
   heap.i32[(entry >> 2) + LogEntry.Next] = 0;
   const tail = heap.i32[Global.LogTail];
   if (tail === 0) heap.i32[Global.LogHead] = entry;
-  else heap.i32To(tail + 4)[(tail >> 2) + LogEntry.Next] = entry;
+  else {heap.i32To(tail + 4 * LogEntry.Line)[(tail >> 2) + LogEntry.Next] =
+      entry;}
   heap.i32[Global.LogTail] = entry;
   return entry;
 }
@@ -189,5 +190,5 @@ export function lineOf(heap: SharedHeap, entry: number): Uint8Array {
  * ```
  */
 export function nextLine(heap: SharedHeap, entry: number): number {
-  return heap.i32To(entry + 4)[(entry >> 2) + LogEntry.Next];
+  return heap.i32To(entry + 4 * LogEntry.Line)[(entry >> 2) + LogEntry.Next];
 }

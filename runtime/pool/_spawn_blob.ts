@@ -60,7 +60,19 @@ export const SpawnBlob = {
   Values: 5,
 } as const;
 
-/** What a spawn blob says: a thread to start, with its captures' values. */
+/**
+ * What a spawn blob says: a thread to start, with its captures' values.
+ *
+ * @example Usage
+ * ```ts
+ * import type { Spawn } from "./_spawn_blob.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * // A go of block 2 capturing one tensor (tag 1) from blob 4096.
+ * const spawn: Spawn = { block: 2, key: 1, group: 0, index: 0, values: [[1, 4096]] };
+ * assertEquals(spawn.values.length, 1);
+ * ```
+ */
 export interface Spawn {
   /** The block the thread runs. */
   readonly block: number;

@@ -163,7 +163,31 @@ export function writeTensorBlob(
   );
 }
 
-/** What a tensor blob's header says. */
+/**
+ * What a tensor blob's header says (`readTensorBlob`).
+ *
+ * @example Usage
+ * ```ts
+ * import { SharedHeap } from "../../scheduler/shared/heap.ts";
+ * import { Tensor } from "../../kernels/tensor.ts";
+ * import {
+ *   readTensorBlob,
+ *   type TensorBlobHeader,
+ *   tensorBlobBytes,
+ *   writeTensorBlob,
+ * } from "./_tensor_blob.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * const t = Tensor.zeros([2], "uint8");
+ * heap.lock();
+ * const blob = heap.allocData(tensorBlobBytes(t, false));
+ * heap.unlock();
+ * writeTensorBlob(heap, blob, t, 0);
+ * const header: TensorBlobHeader = readTensorBlob(heap, blob);
+ * assertEquals(header.elements, blob + 16); // after the dtype, rank and dim
+ * ```
+ */
 export interface TensorBlobHeader {
   /** The element type. */
   readonly dtype: DType;
