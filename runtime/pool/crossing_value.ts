@@ -28,6 +28,7 @@ import {
   releaseChannel,
   retainChannel,
 } from "../../scheduler/shared/_channel_handle.ts";
+import { byteBlobSize, readByteBlob, writeByteBlob } from "./_byte_blob.ts";
 
 // Value tags.
 const UNSET = 0;
@@ -40,19 +41,15 @@ const NIL = 5;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+// A raw value is its JSON as a byte blob.
 const rawCodec = {
   byteLength: (_heap: SharedHeap, v: readonly string[]) =>
-    4 + encoder.encode(JSON.stringify(v)).byteLength,
+    byteBlobSize(encoder.encode(JSON.stringify(v)).byteLength),
   write(heap: SharedHeap, off: number, v: readonly string[]) {
-    const bytes = encoder.encode(JSON.stringify(v));
-    heap.i32[off >> 2] = bytes.byteLength;
-    heap.u8.set(bytes, off + 4);
+    writeByteBlob(heap, off, encoder.encode(JSON.stringify(v)));
   },
   read(heap: SharedHeap, off: number): readonly string[] {
-    heap.cover(off + 4);
-    const n = heap.i32[off >> 2];
-    heap.cover(off + 4 + n);
-    return JSON.parse(decoder.decode(heap.u8.slice(off + 4, off + 4 + n)));
+    return JSON.parse(decoder.decode(readByteBlob(heap, off)));
   },
 };
 

@@ -90,7 +90,6 @@ export class ParallelGemm {
     );
     const packedB = this.#packedBOf(packedBBytes(k, n));
     member.unlock();
-    heap.cover(Math.max(aAt + 4 * m * k, bAt + 4 * k * n, cAt + 4 * m * n));
     if (given[0] === undefined) f32(heap, aAt, m * k).set(a);
     if (given[1] === undefined) f32(heap, bAt, k * n).set(b);
     kernel.packB({ b: bAt, packedB, k, n });
@@ -152,7 +151,9 @@ export class ParallelGemm {
   }
 }
 
-// Float32 elements of the heap at a byte offset.
+// Float32 elements of the heap at a byte offset: a view made over the
+// memory's current buffer, so it reaches blocks past this worker's views of
+// the heap (as the WASM kernel, which works on the memory itself, does).
 function f32(heap: SharedHeap, at: number, length: number): Float32Array {
   return new Float32Array(heap.memory.buffer, at, length);
 }

@@ -17,7 +17,8 @@
  * kernels' shape rules here. Then each worker computes chunks of rows with
  * the same kernel over views of the operands' rows, and copies each chunk
  * into the output. The call is described to the helpers as a small JSON
- * blob, whose tensors name their place in the heap.
+ * plan in a byte blob (_byte_blob.ts), whose tensors name their place in
+ * the heap.
  *
  * @module
  */
@@ -28,13 +29,13 @@ import { Tensor } from "../../kernels/tensor.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import { JOB_WORDS, type RowSplit, RowSplitFailed } from "./row_split.ts";
 import { SharedStorage } from "./shared_storage.ts";
+import { byteBlobSize, readByteBlob, writeByteBlob } from "./_byte_blob.ts";
 
 /** The least input elements worth splitting. */
 const MIN_ELEMENTS = 65536;
 
-// A call's words in its ticket: its JSON blob and the blob's length.
-const BLOB = JOB_WORDS;
-const BLOB_BYTES = JOB_WORDS + 1;
+// A call's word in its ticket: its plan, a byte blob of JSON.
+const PLAN = JOB_WORDS;
 
 /** The kernels that split: those with a rule in KERNEL_ROWS. */
 type SplitKernel = keyof typeof KERNEL_ROWS;
@@ -202,15 +203,13 @@ export class ParallelKernels {
     const heap = member.heap;
     const bytes = encoder.encode(JSON.stringify(plan, numbersKept));
     member.lock();
-    const blob = heap.allocData(bytes.byteLength);
+    const blob = heap.allocData(byteBlobSize(bytes.byteLength));
     member.unlock();
-    heap.cover(blob + bytes.byteLength);
-    heap.u8.set(bytes, blob);
+    writeByteBlob(heap, blob, bytes);
     const chunk = Math.max(1, Math.ceil(rows / (this.#split.workers * 4)));
     try {
       this.#split.run(this.#job, rows, chunk, (t) => {
-        heap.i32[t + BLOB] = blob;
-        heap.i32[t + BLOB_BYTES] = bytes.byteLength;
+        heap.i32[t + PLAN] = blob;
       }, 1);
     } finally {
       member.freeDataLater(blob);
@@ -220,11 +219,8 @@ export class ParallelKernels {
   // Computes rows [start, end) of the call whose ticket is at word t.
   #rows(t: number, start: number, end: number): void {
     const heap = this.#member.heap;
-    const blob = heap.i32[t + BLOB];
-    const n = heap.i32[t + BLOB_BYTES];
-    heap.cover(blob + n);
     const plan: CallPlan = JSON.parse(
-      decoder.decode(heap.u8.slice(blob, blob + n)),
+      decoder.decode(readByteBlob(heap, heap.i32[t + PLAN])),
       numbersRestored,
     );
     const tensors = plan.tensors.map((p) => view(heap.memory, p));

@@ -9,12 +9,14 @@
  * whether or not another worker ever reaches it: a select may then mix any
  * channels, and placement need not prove where a value goes.
  *
- * A spawn on another worker is a message on its wake ring naming a blob:
- * the block, the thread's random stream, and the values of the variables
- * the block reads, in the order `capturesOf` lists them. The spawner
- * counts the new thread active before posting, and the receiver takes that
- * count back when the thread is made, so the run never looks idle while a
- * spawn is in flight.
+ * A spawn on another worker is a message on its wake ring naming a blob
+ * (_spawn_blob.ts): the block, the thread's random stream, and the values
+ * of the variables the block reads, in the order `capturesOf` lists them.
+ * The spawner counts the new thread active before posting, and the
+ * receiver takes that count back when the thread is made, so the run never
+ * looks idle while a spawn is in flight. A parallel_for counts its
+ * iterations on other workers in a group record (_iteration_group.ts).
+ * The print log is _print_log.ts.
  *
  * @module
  */
@@ -23,7 +25,6 @@ import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
-import { Global } from "../../scheduler/shared/heap.ts";
 import {
   type PoolMember,
   SharedWait,
@@ -52,24 +53,23 @@ import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
 import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
+import {
+  createGroup,
+  groupDone,
+  iterationDone,
+  parkOnGroup,
+} from "./_iteration_group.ts";
+import { readSpawn, writeSpawn } from "./_spawn_blob.ts";
+import {
+  appendLine,
+  hasLines,
+  lineOf,
+  nextLine,
+  takeLines,
+} from "./_print_log.ts";
 
 /** The message that tells the main thread to print the log. */
 const PRINT_LOG = 0;
-
-// A spawn blob's words before its values (two words each: tag, ref;
-// crossing_value.ts).
-const S_BLOCK = 0;
-const S_KEY = 1;
-const S_GROUP = 2;
-const S_INDEX = 3;
-const S_COUNT = 4;
-const S_VALUES = 5;
-
-// A remote iteration group's words: iterations left, and the waiter.
-const G_LEFT = 0;
-const G_WORKER = 1;
-const G_TOKEN = 2;
-const G_PARKED = 3;
 
 const TRUE = Tensor.fromArray([true], "bool", [1]);
 const encoder = new TextEncoder();
@@ -210,18 +210,7 @@ export class PoolRun implements PoolServices {
     const m = this.member;
     const bytes = encoder.encode(line);
     m.lock();
-    const heap = m.heap;
-    const blob = heap.allocData(8 + bytes.byteLength);
-    heap.i32[blob >> 2] = 0;
-    heap.i32[(blob >> 2) + 1] = bytes.byteLength;
-    heap.u8.set(bytes, blob + 8);
-    const tail = heap.i32[Global.LogTail];
-    if (tail === 0) heap.i32[Global.LogHead] = blob;
-    else {
-      heap.cover(tail + 4); // another worker's blob, maybe past this one's views
-      heap.i32[tail >> 2] = blob;
-    }
-    heap.i32[Global.LogTail] = blob;
+    appendLine(m.heap, bytes);
     m.post(0, PRINT_LOG);
     m.unlock();
   }
@@ -230,19 +219,15 @@ export class PoolRun implements PoolServices {
   printLog(): void {
     const m = this.member;
     const heap = m.heap;
-    if (Atomics.load(heap.i32, Global.LogHead) === 0) return;
+    if (!hasLines(heap)) return;
     m.lock();
-    let blob = heap.i32[Global.LogHead];
-    heap.i32[Global.LogHead] = 0;
-    heap.i32[Global.LogTail] = 0;
+    let entry = takeLines(heap);
     m.unlock();
-    while (blob !== 0) {
-      heap.cover(blob + 8);
-      const n = heap.i32[(blob >> 2) + 1];
-      heap.cover(blob + 8 + n);
-      this.#write(decoder.decode(heap.u8.slice(blob + 8, blob + 8 + n)));
-      m.freeDataLater(blob);
-      blob = heap.i32[blob >> 2];
+    while (entry !== 0) {
+      const next = nextLine(heap, entry); // before the free reuses the word
+      this.#write(decoder.decode(lineOf(heap, entry)));
+      m.freeDataLater(entry);
+      entry = next;
     }
   }
 
@@ -330,19 +315,12 @@ export class PoolRun implements PoolServices {
       this.#prepared.resolve(parentBlock, n).read(scope)
     );
     m.lock();
-    const heap = m.heap;
-    const blob = heap.allocData((S_VALUES + 2 * names.length) * 4);
-    const refs = values.map((v) => writeCrossing(m, v));
-    const i32 = heap.i32;
-    const b = blob >> 2;
-    i32[b + S_BLOCK] = block;
-    i32[b + S_KEY] = reserveChildKey(parent);
-    i32[b + S_GROUP] = iteration?.group ?? 0;
-    i32[b + S_INDEX] = iteration?.index ?? 0;
-    i32[b + S_COUNT] = names.length;
-    refs.forEach(([tag, ref], k) => {
-      i32[b + S_VALUES + 2 * k] = tag;
-      i32[b + S_VALUES + 2 * k + 1] = ref;
+    const blob = writeSpawn(m.heap, {
+      block,
+      key: reserveChildKey(parent),
+      group: iteration?.group ?? 0,
+      index: iteration?.index ?? 0,
+      values: values.map((v) => writeCrossing(m, v)),
     });
     // The new thread counts as active from now on; see the top of the file.
     m.changed(1);
@@ -360,8 +338,7 @@ export class PoolRun implements PoolServices {
   newGroup(count: number): number {
     const m = this.member;
     m.lock();
-    const group = m.heap.allocControl(16);
-    m.heap.i32[(group >> 2) + G_LEFT] = count;
+    const group = createGroup(m.heap, count);
     m.unlock();
     return group;
   }
@@ -376,17 +353,13 @@ export class PoolRun implements PoolServices {
   waitGroup(group: number, thread: GreenThread): void | Promise<void> {
     const m = this.member;
     m.lock();
-    const g = group >> 2;
-    if (m.heap.i32[g + G_LEFT] === 0) {
+    if (groupDone(m.heap, group)) {
       m.heap.freeControl(group);
       m.unlock();
       return;
     }
     const wait = new GroupWait(group, thread);
-    const i32 = m.heap.i32;
-    i32[g + G_WORKER] = m.self;
-    i32[g + G_TOKEN] = m.park(wait, "sync.WaitGroup.Wait");
-    i32[g + G_PARKED] = 1;
+    parkOnGroup(m.heap, group, m.self, m.park(wait, "sync.WaitGroup.Wait"));
     m.unlock();
     return wait.promise;
   }
@@ -395,39 +368,20 @@ export class PoolRun implements PoolServices {
   #iterationDone(group: number): void {
     const m = this.member;
     m.lock();
-    const i32 = m.heap.i32;
-    const g = group >> 2;
-    const left = i32[g + G_LEFT] - 1;
-    i32[g + G_LEFT] = left;
-    if (left === 0 && i32[g + G_PARKED] !== 0) {
-      m.wake(i32[g + G_WORKER], i32[g + G_TOKEN]);
-    }
+    iterationDone(m, group);
     m.unlock();
   }
 
   #startSpawned(blob: number): void {
     const m = this.member;
-    const heap = m.heap;
-    heap.cover(blob + S_VALUES * 4);
-    const b = blob >> 2;
-    const count = heap.i32[b + S_COUNT];
-    heap.cover(blob + (S_VALUES + 2 * count) * 4);
-    const i32 = heap.i32;
-    const block = i32[b + S_BLOCK];
-    const key = i32[b + S_KEY];
-    const group = i32[b + S_GROUP];
-    const index = i32[b + S_INDEX];
+    const { block, key, group, index, values } = readSpawn(m.heap, blob);
     const names = this.capturesOf(block);
     const body = this.#prepared.block(block);
     const parentBlock = this.#desc.blocks[block].parentIdx;
     const outer = this.#scopeChain(parentBlock);
     const child = new Scope(body.layout, outer);
     for (let k = 0; k < names.length; k++) {
-      const value = readCrossing(
-        m,
-        i32[b + S_VALUES + 2 * k],
-        i32[b + S_VALUES + 2 * k + 1],
-      );
+      const value = readCrossing(m, values[k][0], values[k][1]);
       const local = body.layout.slotOf(names[k]);
       if (local !== undefined) child.values[local] = value;
       else this.#prepared.resolve(block, names[k]).write(child, value);

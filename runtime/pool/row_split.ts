@@ -24,7 +24,12 @@
 import { Global } from "../../scheduler/shared/heap.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 
-// A ticket's words; a job's own words follow.
+// A ticket's words; a job's own words follow. The requester writes them
+// all, then stores REFS and posts the ticket under the heap's lock; a
+// helper reads them after draining its ring, which takes that lock. From
+// then on only NEXT, DONE, REFS and FAILED change, by Atomics. A ticket
+// lies in the control arena, which every worker's views cover from the
+// start (heap.ts): nobody covers it.
 const NEXT = 0; // the next unclaimed row
 const DONE = 1; // rows computed
 const REFS = 2; // workers still holding the ticket
@@ -32,7 +37,10 @@ const ROWS = 3;
 const CHUNK = 4;
 const JOB = 5;
 const FAILED = 6; // 1 once a worker's chunk threw
-/** The first of a job's own words in a ticket. */
+/**
+ * The first of a job's own words in a ticket: a job has words JOB_WORDS
+ * to 15 (a job's data, in the data arena, is its own to cover).
+ */
 export const JOB_WORDS = 7;
 const TICKET_BYTES = 16 * 4;
 

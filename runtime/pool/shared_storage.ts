@@ -9,14 +9,10 @@
  * blob that carries such a tensor holds the storage's offset instead of its
  * elements (tensor_codec.ts).
  *
- * A storage block is two words, [refs, 0], then the elements (8-aligned).
- * Invariants:
- *   refs counts the block's holders on every worker: each typed array made
- *   over it (one per worker that reads it), and each blob that refers to it.
- *   A typed array's hold ends when it is garbage collected (a
- *   FinalizationRegistry); a blob's when the blob is freed.
- *   The holder that takes refs to 0 frees the block; nothing reads it after.
- *   Global.StorageBytes is the sum of the live blocks' element bytes.
+ * A storage block is a header of holds and bytes, then the elements
+ * (_storage_block.ts, which argues its invariants). A typed array's hold
+ * ends when it is garbage collected (a FinalizationRegistry); a blob's when
+ * the blob is freed.
  *
  * Why ballast: V8 counts a private ArrayBuffer's bytes toward its next
  * collection, but knows nothing of views on shared memory, so a loop that
@@ -43,9 +39,15 @@ import type { DType, TypedArray } from "../../kernels/dtype.ts";
 import { itemSize } from "../../kernels/dtype.ts";
 import { Global, SharedMemoryExhausted } from "../../scheduler/shared/heap.ts";
 import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
+import {
+  elementsOf,
+  initStorageBlock,
+  releaseBlock,
+  retainBlock,
+  storageBlockSize,
+} from "./_storage_block.ts";
 
 const BUDGET_BYTES = 128 * 1024 * 1024;
-const HEADER = 8;
 
 type Holder = { readonly storage: SharedStorage; readonly block: number };
 
@@ -250,7 +252,7 @@ export class SharedStorage {
     let fresh: boolean;
     member.lock();
     try {
-      block = heap.allocData(HEADER + bytes);
+      block = heap.allocData(storageBlockSize(bytes));
       fresh = heap.lastDataFresh;
     } catch (error) {
       if (error instanceof SharedMemoryExhausted) return undefined;
@@ -258,15 +260,13 @@ export class SharedStorage {
     } finally {
       member.unlock();
     }
-    Atomics.add(heap.i32, Global.StorageBytes, bytes);
-    heap.cover(block + HEADER + bytes);
-    heap.i32[block >> 2] = 1;
-    heap.i32[(block >> 2) + 1] = bytes;
+    initStorageBlock(heap, block, bytes);
     // A reused block holds an earlier tensor's elements. A fresh one is
     // left untouched: the kernel that fills it maps its pages, split over
     // the workers when the kernel is.
     if (zeroed && !fresh) {
-      heap.u8.fill(0, block + HEADER, block + HEADER + bytes);
+      const at = elementsOf(block);
+      heap.u8To(at + bytes).fill(0, at, at + bytes);
     }
     return this.#hold(block, dtype, length);
   }
@@ -281,8 +281,7 @@ export class SharedStorage {
    * @returns The array.
    */
   view(block: number, dtype: DType, length: number): TypedArray {
-    this.#member.heap.cover(block + HEADER + length * itemSize(dtype));
-    this.retain(block);
+    retainBlock(this.#member.heap, block);
     return this.#hold(block, dtype, length);
   }
 
@@ -292,11 +291,7 @@ export class SharedStorage {
    * @param block The block.
    */
   retain(block: number): void {
-    // Another worker may have made the block in memory it grew since this
-    // worker's views were made (Atomics on a view that ends before it throw).
-    const heap = this.#member.heap;
-    heap.cover(block + HEADER);
-    Atomics.add(heap.i32, block >> 2, 1);
+    retainBlock(this.#member.heap, block);
   }
 
   /**
@@ -305,11 +300,9 @@ export class SharedStorage {
    * @param block The block.
    */
   release(block: number): void {
-    this.#member.heap.cover(block + HEADER);
-    const i32 = this.#member.heap.i32;
-    if (Atomics.sub(i32, block >> 2, 1) !== 1) return;
-    Atomics.sub(i32, Global.StorageBytes, i32[(block >> 2) + 1]);
-    this.#member.freeDataLater(block);
+    if (releaseBlock(this.#member.heap, block)) {
+      this.#member.freeDataLater(block);
+    }
   }
 
   #hold(block: number, dtype: DType, length: number): TypedArray {
@@ -318,7 +311,9 @@ export class SharedStorage {
     let buffers = buffersOf.get(memory);
     if (buffers === undefined) buffersOf.set(memory, buffers = new WeakSet());
     buffers.add(buffer);
-    const data = new VIEWS[dtype](buffer, block + HEADER, length);
+    // Made over the memory's current buffer: it reaches the block even
+    // when this worker's views of the heap do not.
+    const data = new VIEWS[dtype](buffer, elementsOf(block), length);
     const holder = { storage: this, block };
     homes.set(data, holder);
     const bytes = data.byteLength;

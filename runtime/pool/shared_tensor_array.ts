@@ -1,10 +1,11 @@
 /**
  * A tensor array in a run's shared heap, so that `parallel_for` iterations
  * on several workers writing `Y[index]` all land in one array
- * (docs/architecture.md §2). Each slot holds a tensor blob (0: a hole); every access
- * takes the heap's lock. A large tensor is stored by reference to shared
- * storage (copied there first if it was private), so that reads share it;
- * a small one is copied in and out (tensor_codec.ts).
+ * (docs/architecture.md §2). Its record holds its length and its slots, each a tensor
+ * blob or a hole (_array_record.ts); every access takes the heap's lock. A
+ * large tensor is stored by reference to shared storage (copied there
+ * first if it was private), so that reads share it; a small one is copied
+ * in and out (tensor_codec.ts).
  *
  * @module
  */
@@ -16,16 +17,17 @@ import type { SharedHeap } from "../../scheduler/shared/heap.ts";
 import { TensorArray } from "../core/value.ts";
 import { SharedStorage } from "./shared_storage.ts";
 import { readTensorHeld, tensorCodec } from "./tensor_codec.ts";
-
-// The record's words: length, capacity, the slots' offset, and the holds
-// on the record: one per handle on any worker, one per blob that names
-// the array (a spawned goroutine's captured variables). The last holder
-// frees the record, its slots and their tensors at its worker's next lock.
-const LENGTH = 0;
-const CAP = 1;
-const SLOTS = 2;
-const REFS = 3;
-const RECORD_BYTES = 16;
+import {
+  arrayLength,
+  createArrayRecord,
+  freeArrayRecord,
+  releaseArray,
+  reserveSlots,
+  retainArray,
+  setArrayLength,
+  setSlotBlob,
+  slotBlob,
+} from "./_array_record.ts";
 
 type Hold = { readonly member: PoolMember; readonly off: number };
 
@@ -84,7 +86,7 @@ export class SharedTensorArray extends TensorArray {
    * @param off The record.
    */
   static retain(member: PoolMember, off: number): void {
-    Atomics.add(member.heap.i32, (off >> 2) + REFS, 1);
+    retainArray(member.heap, off);
   }
 
   /**
@@ -97,7 +99,7 @@ export class SharedTensorArray extends TensorArray {
    */
   static release(member: PoolMember, off: number): void {
     if (member.closed) return;
-    if (Atomics.sub(member.heap.i32, (off >> 2) + REFS, 1) !== 1) return;
+    if (!releaseArray(member.heap, off)) return;
     member.atNextLock(() => tearDown(member, off));
   }
 
@@ -109,14 +111,14 @@ export class SharedTensorArray extends TensorArray {
    */
   static create(member: PoolMember): SharedTensorArray {
     member.lock();
-    const off = member.heap.allocControl(RECORD_BYTES);
+    const off = createArrayRecord(member.heap);
     member.unlock();
     return new SharedTensorArray(member, off);
   }
 
   /** How many slots the array has. */
   override get length(): number {
-    return Atomics.load(this.member.heap.i32, (this.off >> 2) + LENGTH);
+    return arrayLength(this.member.heap, this.off);
   }
 
   /**
@@ -126,14 +128,12 @@ export class SharedTensorArray extends TensorArray {
    */
   override resize(length: number): void {
     const m = this.member;
+    const heap = m.heap;
     m.lock();
-    const r = this.off >> 2;
-    const old = m.heap.i32[r + LENGTH];
-    this.#reserve(length);
-    const i32 = m.heap.i32;
-    const slots = i32[r + SLOTS] >> 2;
-    for (let i = length; i < old; i++) this.#drop(slots + i);
-    Atomics.store(i32, r + LENGTH, length);
+    const old = arrayLength(heap, this.off);
+    reserveSlots(heap, this.off, length);
+    for (let i = length; i < old; i++) dropSlot(heap, this.off, i);
+    setArrayLength(heap, this.off, length);
     m.unlock();
   }
 
@@ -144,14 +144,12 @@ export class SharedTensorArray extends TensorArray {
    */
   override snapshot(): (Tensor | undefined)[] {
     const m = this.member;
+    const heap = m.heap;
     m.lock();
     try {
-      const i32 = m.heap.i32;
-      const r = this.off >> 2;
-      const slots = i32[r + SLOTS] >> 2;
-      return Array.from({ length: i32[r + LENGTH] }, (_, i) => {
-        const blob = i32[slots + i];
-        return blob === 0 ? undefined : readTensorHeld(m.heap, blob);
+      return Array.from({ length: arrayLength(heap, this.off) }, (_, i) => {
+        const blob = slotBlob(heap, this.off, i);
+        return blob === 0 ? undefined : readTensorHeld(heap, blob);
       });
     } finally {
       m.unlock();
@@ -169,19 +167,17 @@ export class SharedTensorArray extends TensorArray {
       throw new RangeError(`write to array: index ${index} out of range`);
     }
     const m = this.member;
+    const heap = m.heap;
     const stored = inSharedStorage(m, t);
     m.lock();
     try {
-      const r = this.off >> 2;
-      if (index >= m.heap.i32[r + LENGTH]) {
-        this.#reserve(index + 1);
-        Atomics.store(m.heap.i32, r + LENGTH, index + 1);
+      if (index >= arrayLength(heap, this.off)) {
+        reserveSlots(heap, this.off, index + 1);
+        setArrayLength(heap, this.off, index + 1);
       }
-      const blob = encode(m.heap, tensorCodec, stored);
-      const i32 = m.heap.i32;
-      const slot = (i32[r + SLOTS] >> 2) + index;
-      this.#drop(slot);
-      i32[slot] = blob;
+      const blob = encode(heap, tensorCodec, stored);
+      dropSlot(heap, this.off, index);
+      setSlotBlob(heap, this.off, index, blob);
     } finally {
       m.unlock();
     }
@@ -195,72 +191,43 @@ export class SharedTensorArray extends TensorArray {
    */
   override read(index: number): Tensor {
     const m = this.member;
+    const heap = m.heap;
     m.lock();
     try {
-      const i32 = m.heap.i32;
-      const r = this.off >> 2;
-      const length = i32[r + LENGTH];
+      const length = arrayLength(heap, this.off);
       const blob = index >= 0 && index < length
-        ? i32[(i32[r + SLOTS] >> 2) + index]
+        ? slotBlob(heap, this.off, index)
         : 0;
       if (blob === 0) {
         throw new RangeError(
           `read from array: index ${index} out of range or empty (length ${length})`,
         );
       }
-      return readTensorHeld(m.heap, blob);
+      return readTensorHeld(heap, blob);
     } finally {
       m.unlock();
     }
   }
-
-  // Frees the tensor in a slot, leaving a hole. Precondition: lock held.
-  #drop(slot: number): void {
-    dropSlot(this.member.heap, slot);
-  }
-
-  // Makes room for `length` slots. Precondition: lock held.
-  #reserve(length: number): void {
-    const heap = this.member.heap;
-    const r = this.off >> 2;
-    const cap = heap.i32[r + CAP];
-    if (length <= cap) return;
-    const newCap = Math.max(length, cap * 2, 4);
-    const slots = heap.allocControl(newCap * 4);
-    const i32 = heap.i32;
-    const old = i32[r + SLOTS];
-    for (let i = 0; i < i32[r + LENGTH]; i++) {
-      i32[(slots >> 2) + i] = i32[(old >> 2) + i];
-    }
-    if (old !== 0) heap.freeControl(old);
-    i32[r + SLOTS] = slots;
-    i32[r + CAP] = newCap;
-  }
 }
 
-// Frees the tensor in a slot (a word index), leaving a hole. Precondition:
-// lock held.
-function dropSlot(heap: SharedHeap, slot: number): void {
-  const blob = heap.i32[slot];
+// Frees the tensor in slot `index` of array `off`, leaving a hole.
+// Precondition: lock held.
+function dropSlot(heap: SharedHeap, off: number, index: number): void {
+  const blob = slotBlob(heap, off, index);
   if (blob !== 0) {
     tensorCodec.discard(heap, blob);
     heap.freeData(blob);
   }
-  heap.i32[slot] = 0;
+  setSlotBlob(heap, off, index, 0);
 }
 
 // Frees an array nothing holds (lock held): its tensors, its slots and its
 // record.
 function tearDown(member: PoolMember, off: number): void {
   const heap = member.heap;
-  const r = off >> 2;
-  const slots = heap.i32[r + SLOTS];
-  if (slots !== 0) {
-    const length = heap.i32[r + LENGTH];
-    for (let i = 0; i < length; i++) dropSlot(heap, (slots >> 2) + i);
-    heap.freeControl(slots);
-  }
-  heap.freeControl(off);
+  const length = arrayLength(heap, off);
+  for (let i = 0; i < length; i++) dropSlot(heap, off, i);
+  freeArrayRecord(heap, off);
 }
 
 // `t`, or, for a large tensor in private memory (a reply from the network,

@@ -1,7 +1,8 @@
 // The records shared channels and selects keep in the heap, and the queue
 // and completion steps they share. Every function here expects the heap's
 // lock to be held. Offsets are byte offsets; `x >> 2` is a record's first
-// word.
+// word. The records lie in the control arena, which every worker's views
+// cover from the start (heap.ts): nothing here covers.
 //
 // Invariants (lock held):
 //   A waiter is in at most one queue: W_QUEUE names the word of that

@@ -136,10 +136,7 @@ function allocateRing(heap: SharedHeap, c: number, slots: number): void {
 // the ring may be changing, and so may what this covers (hints only).
 function ringWords(heap: SharedHeap, c: number): Int32Array {
   const i32 = heap.i32;
-  const end = i32[c + C_RING] + i32[c + C_RING_CAP] * VALUE_BYTES;
-  if (end <= heap.u8.length) return i32;
-  heap.cover(end);
-  return heap.i32;
+  return heap.i32To(i32[c + C_RING] + i32[c + C_RING_CAP] * VALUE_BYTES);
 }
 
 function slotOf(i32: Int32Array, c: number, position: number): number {

@@ -12,6 +12,11 @@
 // allocation and no lock. A larger one goes into a blob, which needs the
 // heap's lock to allocate and to free.
 //
+// Growth: a waiter's and a scratch area lie in the control arena, which
+// every worker's views cover; a ring slot and a blob lie in the data
+// arena: _ring.ts covers its slots before it copies a value, and a codec
+// covers a blob it reads (SharedCodec).
+//
 // Invariants:
 //   A value area holds a value from the write (or copy) that fills it
 //   until the copy or discard that empties it; exactly one party owns it

@@ -16,7 +16,43 @@
 // selects, wake rings and arrays, and never moves beyond the memory's
 // initial size, so every worker's views always cover it; blobs (values in
 // transit) and the rings of buffered channels come from the data arena
-// above it, which grows the memory on demand.
+// above it, which grows the memory on demand. A block is an 8-byte header
+// (its size class) and then the caller's bytes; a free block's first word
+// links its free list, so a block's first word is lost once it is freed.
+//
+// The layouts in the heap. Each is declared once, in the module named
+// here, whose top argues it: what each word means, who writes it, under
+// what lock or ordering. Offsets are byte offsets; a layout names its
+// words as indices from its first word, `off >> 2`. C: in the control
+// arena; D: in the data arena.
+//
+//   the global words, the block header      heap.ts (Global)           -
+//   the worker table and its wake rings     wake_ring.ts               C
+//   channel, waiter and select records      _records.ts                C
+//   value areas (in waiters, ring slots     _values.ts                 C D
+//     and each worker's scratch area)
+//   a buffered channel's ring               _ring.ts                   D
+//   an unbuffered channel's rendezvous      _rendezvous.ts (C_SLOT)    C
+//     slot
+//   and the runtime's, in runtime/pool/:
+//   byte blobs (raw values, split plans)    _byte_blob.ts              D
+//   the print log (Global.LogHead, LogTail) _print_log.ts              D
+//   spawn blobs                             _spawn_blob.ts             D
+//   parallel_for iteration groups           _iteration_group.ts        C
+//   tensor blobs                            _tensor_blob.ts            C D
+//   storage blocks (Global.StorageBytes)    _storage_block.ts          D
+//   shared tensor array records and slots   _array_record.ts           C
+//   row-split tickets, and the words of     row_split.ts,              C
+//     their jobs (a split product, a        parallel_gemm.ts,
+//     split elementwise call)               parallel_kernels.ts
+//
+// Growth: a block in the data arena that another worker allocated may lie
+// past this worker's views, if that worker grew the memory to make it. A
+// write through views that end before the block is lost without an error,
+// a read gives undefined, an Atomics operation throws. So a layout's
+// helpers reach such a block through `i32To`, `u8To` and `f64To`, which
+// cover it first, and callers never cover by hand; a layout in the control
+// arena needs no cover, and its header says so.
 //
 // Invariants:
 //   The lock word is 0 (free), 1 (held) or 2 (held, maybe with waiters).
@@ -49,16 +85,20 @@ export const Global = {
   DataTop: 6,
   /** 1 once the run has ended: workers stop. */
   Ended: 7,
-  /** The offset of the worker table (see worker_ring.ts). */
+  /** The offset of the worker table (see wake_ring.ts). */
   Workers: 8,
-  /** The head and tail of the run's print log (see the runtime). */
+  /** The head and tail of the run's print log (runtime/pool/_print_log.ts). */
   LogHead: 9,
   LogTail: 10,
-  /** Bytes of tensor storage live in the data arena (the runtime's). */
+  /**
+   * Bytes of tensor storage live in the data arena
+   * (runtime/pool/_storage_block.ts).
+   */
   StorageBytes: 11,
   /**
    * Rows of split operators that a worker computed for another worker's
-   * call (the runtime's): zero while no operator has really been split.
+   * call (runtime/pool/row_split.ts): zero while no operator has really
+   * been split.
    */
   HelpedRows: 12,
   /** The first of the size classes' free-list heads, control then data. */
@@ -260,12 +300,89 @@ export class SharedHeap {
 
   /**
    * Makes sure this worker's views cover `[0, end)`: another worker may
-   * have grown the memory.
+   * have grown the memory. A layout's helpers use `i32To` and its kin,
+   * which cover and hand back the view in one step.
    *
    * @param end A byte offset.
    */
   cover(end: number): void {
     if (end > this.u8.length) this.#refresh();
+  }
+
+  /**
+   * The memory as 32-bit words, covering `[0, end)`: `i32`, refreshed
+   * first if another worker grew the memory past it. How a layout's
+   * helpers reach a block that another worker may have allocated (see the
+   * index at the top of this file).
+   *
+   * @param end A byte offset: the end of what the caller reads or writes.
+   * @returns The words.
+   *
+   * @example Usage
+   * ```ts
+   * import { SharedHeap } from "./heap.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const heap = SharedHeap.create();
+   * const other = new SharedHeap(heap.memory); // another worker's views
+   * heap.lock();
+   * const blob = heap.allocData(8);
+   * heap.unlock();
+   * heap.i32To(blob + 8)[blob >> 2] = 5;
+   * assertEquals(other.i32To(blob + 8)[blob >> 2], 5);
+   * ```
+   */
+  i32To(end: number): Int32Array {
+    if (end > this.u8.length) this.#refresh();
+    return this.i32;
+  }
+
+  /**
+   * The memory as bytes, covering `[0, end)` (as `i32To`).
+   *
+   * @param end A byte offset: the end of what the caller reads or writes.
+   * @returns The bytes.
+   *
+   * @example Usage
+   * ```ts
+   * import { SharedHeap } from "./heap.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const heap = SharedHeap.create();
+   * heap.lock();
+   * const blob = heap.allocData(3);
+   * heap.unlock();
+   * heap.u8To(blob + 3).set([1, 2, 3], blob);
+   * assertEquals([...heap.u8To(blob + 3).subarray(blob, blob + 3)], [1, 2, 3]);
+   * ```
+   */
+  u8To(end: number): Uint8Array {
+    if (end > this.u8.length) this.#refresh();
+    return this.u8;
+  }
+
+  /**
+   * The memory as 64-bit floats, covering `[0, end)` (as `i32To`).
+   *
+   * @param end A byte offset: the end of what the caller reads or writes.
+   * @returns The floats.
+   *
+   * @example Usage
+   * ```ts
+   * import { SharedHeap } from "./heap.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const heap = SharedHeap.create();
+   * heap.lock();
+   * const blob = heap.allocData(8);
+   * heap.unlock();
+   * heap.f64To(blob + 8)[blob >> 3] = 0.5;
+   * assertEquals(heap.f64To(blob + 8)[blob >> 3], 0.5);
+   * ```
+   */
+  f64To(end: number): Float64Array {
+    if (end > this.u8.length) this.#refresh();
+    return this.f64;
   }
 
   // A block may lie in memory that another worker grew since this worker's

@@ -47,7 +47,9 @@ export interface SharedCodec<T> {
   write(heap: SharedHeap, off: number, value: T): void;
   /**
    * Reads a value back, without the lock (this may take it, to allocate);
-   * the bytes are the caller's.
+   * the bytes are the caller's. A blob may be another worker's, in memory
+   * it grew past this worker's views: read it through `heap.i32To` and
+   * its kin, which cover it (heap.ts).
    *
    * @param heap The heap.
    * @param off The place.
@@ -57,6 +59,7 @@ export interface SharedCodec<T> {
   /**
    * Lets go of what the bytes hold beyond themselves, just before they are
    * dropped, whether or not they were read. Safe with or without the lock.
+   * The bytes may lie past this worker's views, as for `read`.
    *
    * @param heap The heap.
    * @param off The place.

@@ -11,6 +11,9 @@
 // pushes before it increments the doorbell. `sleeping` only saves a notify
 // when the owner is awake.
 //
+// The worker table and its rings lie in the control arena, which every
+// worker's views cover from the start (heap.ts): nothing here covers.
+//
 // Invariants (lock held):
 //   0 <= tail - head <= cap; slots[(head .. tail-1) % cap] are the tokens,
 //   oldest first. The ring doubles when full, so a push never fails.

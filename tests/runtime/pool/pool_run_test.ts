@@ -23,6 +23,7 @@ import {
   makeChannel,
   parallelFor,
   print,
+  Program,
   recv,
   select,
   send,
@@ -37,6 +38,11 @@ import { buildProgram } from "../../_helpers/run_program.ts";
 import { within } from "../../_helpers/within.ts";
 import { placeProgram } from "../../../runtime/check/placement.ts";
 import type { PoolHandle } from "../../../runtime/pool/worker_pool.ts";
+import { PoolRun } from "../../../runtime/pool/pool_run.ts";
+import { appendLine } from "../../../runtime/pool/_print_log.ts";
+import { PreparedProgram } from "../../../runtime/exec/prepare.ts";
+import { OPS } from "../../../runtime/ops/mod.ts";
+import { withMember } from "./_member.ts";
 
 // Keeps the main thread busy (never idle, never parked) until `started`
 // has a value.
@@ -350,4 +356,29 @@ Deno.test("Executor with workers reports a remote goroutine's panic with its wor
   // threads still parked on worker 0.
   assertStringIncludes(panic.dump, "on worker 1");
   assertStringIncludes(panic.dump, "[chan receive]");
+});
+
+Deno.test("PoolRun.printLog() prints a batch of more lines than a worker defers frees for", async () => {
+  // Freeing the 256th entry (the bound of deferred frees) frees them all at
+  // once; each entry's link must be read before.
+  await withMember((member) => {
+    const lines: string[] = [];
+    const pool = new PoolRun(
+      member,
+      1,
+      new PreparedProgram(new Program().desc, OPS),
+      (l) => lines.push(l),
+    );
+    try {
+      const encoder = new TextEncoder();
+      const sent = Array.from({ length: 600 }, (_, i) => `line ${i}`);
+      member.lock();
+      for (const line of sent) appendLine(member.heap, encoder.encode(line));
+      member.unlock();
+      pool.printLog();
+      assertEquals(lines, sent);
+    } finally {
+      pool.close();
+    }
+  });
 });

@@ -13,7 +13,6 @@ export const numberCodec: SharedCodec<number> = {
   read(heap: SharedHeap, off: number): number {
     // A channel's zero value is a blob another worker may have made in
     // memory it grew.
-    heap.cover(off + 8);
-    return heap.f64[off >> 3];
+    return heap.f64To(off + 8)[off >> 3];
   },
 };

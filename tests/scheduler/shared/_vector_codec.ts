@@ -12,10 +12,9 @@ export const vectorCodec: SharedCodec<number[]> = {
     for (let i = 0; i < v.length; i++) heap.f64[(off >> 3) + 1 + i] = v[i];
   },
   read(heap: SharedHeap, off: number): number[] {
-    heap.cover(off + 8);
-    const n = heap.i32[off >> 2];
-    heap.cover(off + 8 + 8 * n);
-    return Array.from({ length: n }, (_, i) => heap.f64[(off >> 3) + 1 + i]);
+    const n = heap.i32To(off + 8)[off >> 2];
+    const f64 = heap.f64To(off + 8 + 8 * n);
+    return Array.from({ length: n }, (_, i) => f64[(off >> 3) + 1 + i]);
   },
 };
 

@@ -2,6 +2,7 @@ import { assert, assertEquals, assertNotEquals } from "@std/assert";
 import { Random } from "../../../scheduler/random.ts";
 import { Global, SharedHeap } from "../../../scheduler/shared/heap.ts";
 import { within } from "../../_helpers/within.ts";
+import { assertBeyondViews, grownHeap } from "./_grown_heap.ts";
 
 // ---------------------------------------------------------------------------
 // Allocation
@@ -118,6 +119,31 @@ Deno.test("SharedHeap.allocData() and freeData() cover a block another worker's 
   heap.lock();
   assertEquals(heap.allocData(24), fresh);
   heap.unlock();
+});
+
+Deno.test("SharedHeap.i32To(), u8To() and f64To() reach a block beyond this worker's views", () => {
+  const { heap, stale } = grownHeap();
+  heap.lock();
+  const blob = heap.allocData(16);
+  heap.unlock();
+  heap.i32[blob >> 2] = 7;
+  heap.u8[blob + 4] = 8;
+  heap.f64[(blob >> 3) + 1] = 0.25;
+  assertBeyondViews(stale, blob);
+  assertEquals(stale.i32To(blob + 4)[blob >> 2], 7);
+  // i32To refreshed all three views.
+  assertEquals([stale.u8[blob + 4], stale.f64[(blob >> 3) + 1]], [8, 0.25]);
+  const other = grownHeap();
+  other.heap.lock();
+  const b = other.heap.allocData(16);
+  other.heap.unlock();
+  assertBeyondViews(other.stale, b);
+  other.stale.u8To(b + 5)[b + 4] = 9; // a write lands
+  other.stale.f64To(b + 16)[(b >> 3) + 1] = 0.5;
+  assertEquals([other.heap.u8[b + 4], other.heap.f64[(b >> 3) + 1]], [9, 0.5]);
+  // Within the views, the views themselves, unchanged.
+  const i32 = stale.i32;
+  assert(stale.i32To(64) === i32);
 });
 
 Deno.test("SharedHeap.lastDataFresh tells a never-used data block, which reads as zeros, from a reused one", () => {
