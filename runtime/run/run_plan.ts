@@ -95,13 +95,30 @@ export async function planRun(
   const chosen = typeof wanted === "string"
     ? await chooseDevice(wanted, desc, batch)
     : { device: wanted, reason: wanted.name };
-  const placement = placeProgram(desc);
   if (asked === 1) {
     const plan = { device: chosen.device, deviceReason: chosen.reason };
-    return { ...plan, workers: 1, workersReason: `1 (${why})`, placement };
+    return withPlacement(desc, {
+      ...plan,
+      workers: 1,
+      workersReason: `1 (${why})`,
+    });
   }
+  const placement = placeProgram(desc);
   const use = poolUse(desc, placement, batch);
   return { ...settleWorkers(wanted, chosen, asked, use), placement };
+}
+
+// A plan whose placement is worked out when first read: a run on one
+// worker never reads it, and placing a program of 10,000 ops costs a few
+// milliseconds.
+function withPlacement(desc: ProgramDesc, plan: DeviceAndWorkers): RunPlan {
+  let placement: ProgramPlacement | undefined;
+  return {
+    ...plan,
+    get placement(): ProgramPlacement {
+      return placement ??= placeProgram(desc);
+    },
+  };
 }
 
 // How many workers a request asks for, and why, in words for when it is one.
