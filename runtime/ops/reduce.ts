@@ -66,6 +66,20 @@ function reduction(kind: ReduceKind): OpDef {
   });
 }
 
+// Paddle flattens X to a matrix at x_num_col_dims and Y at
+// y_num_col_dims: each must leave at least one dim on both sides.
+function checkColumnDims(
+  name: "x" | "y",
+  n: number,
+  shape: readonly number[],
+): void {
+  if (n >= 1 && n < shape.length) return;
+  throw new RangeError(
+    `mul: ${name}_num_col_dims ${n} is out of range for ${name.toUpperCase()} ` +
+      `[${shape.join(", ")}] (1 to ${shape.length - 1})`,
+  );
+}
+
 function matrixShape(
   x: InferredType,
   y: InferredType,
@@ -73,6 +87,8 @@ function matrixShape(
   yCols: number,
 ): InferredType {
   if (x.shape === undefined || y.shape === undefined) return { dtype: x.dtype };
+  checkColumnDims("x", xCols, x.shape);
+  checkColumnDims("y", yCols, y.shape);
   const inner = (s: readonly number[], from: number, to: number) =>
     s.slice(from, to).reduce((p, d) => (p < 0 || d < 0 ? -1 : p * d), 1);
   const k1 = inner(x.shape, xCols, x.shape.length);
@@ -81,7 +97,8 @@ function matrixShape(
     throw new RangeError(
       `mul: X [${x.shape.join(", ")}] and Y [${
         y.shape.join(", ")
-      }] do not multiply`,
+      }] do not multiply: X's dims from x_num_col_dims ${xCols} hold ${k1} ` +
+        `elements, Y's dims before y_num_col_dims ${yCols} hold ${k2}`,
     );
   }
   return {

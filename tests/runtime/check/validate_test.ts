@@ -632,7 +632,23 @@ Deno.test("validateProgram() rejects mul of declared [2, 3] by [4, 5]", () => {
       op("mul", { X: ["a"], Y: ["b"] }, { Out: ["c"] }),
     ])),
     { block: 0, op: 0, opType: "mul" },
-    "p.pb: block 0 op 0 (mul): mul: X [2, 3] and Y [4, 5] do not multiply",
+    "p.pb: block 0 op 0 (mul): mul: X [2, 3] and Y [4, 5] do not multiply: " +
+      "X's dims from x_num_col_dims 1 hold 3 elements, Y's dims before " +
+      "y_num_col_dims 1 hold 4",
+  );
+});
+
+Deno.test("validateProgram() names a mul's x_num_col_dims beyond X's rank", () => {
+  const attr = { name: "x_num_col_dims", type: AttrType.INT, i: 7 };
+  assertInvalid(
+    program(
+      main([tensor("a", [-1, 200]), tensor("b", [200, 10]), tensor("c")], [
+        op("mul", { X: ["a"], Y: ["b"] }, { Out: ["c"] }, [attr]),
+      ]),
+    ),
+    { block: 0, op: 0, opType: "mul" },
+    "p.pb: block 0 op 0 (mul): mul: x_num_col_dims 7 is out of range for " +
+      "X [-1, 200] (1 to 1)",
   );
 });
 
