@@ -34,6 +34,29 @@ function parseText(text: string, path: string): ProgramDesc {
   }
 }
 
+// Where the first byte that is not valid UTF-8 sits: its offset, and its
+// line and column (in characters) in the text before it. A lenient decode
+// agrees with the bytes up to there and puts U+FFFD in its place; a U+FFFD
+// the file spells out in UTF-8 is passed over.
+function firstInvalidUtf8(
+  bytes: Uint8Array,
+): { byte: number; line: number; column: number } {
+  const loose = new TextDecoder().decode(bytes);
+  const encoder = new TextEncoder();
+  for (
+    let i = loose.indexOf("\uFFFD");
+    i >= 0;
+    i = loose.indexOf("\uFFFD", i + 1)
+  ) {
+    const byte = encoder.encode(loose.slice(0, i)).length;
+    const spelled = bytes[byte] === 0xef && bytes[byte + 1] === 0xbf &&
+      bytes[byte + 2] === 0xbd;
+    if (!spelled) return { byte, ...lineAndColumn(loose, i) };
+  }
+  // The strict decoder refused what the lenient one kept: say the start.
+  return { byte: 0, line: 1, column: 1 };
+}
+
 /**
  * The largest text whose errors get a line and column: finding them costs
  * about twenty parses of the text before the error, some 0.5 s at this size.
@@ -109,9 +132,13 @@ export function decodeProgram(bytes: Uint8Array, path: string): ProgramDesc {
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      throw new ProgramError("not a ProgramDesc: not UTF-8 text", {
-        file: path,
-      });
+      const at = firstInvalidUtf8(bytes);
+      throw new ProgramError(
+        `not a ProgramDesc: not UTF-8 text (byte 0x${
+          bytes[at.byte].toString(16).padStart(2, "0")
+        } at byte ${at.byte})`,
+        { file: path, line: at.line, column: at.column },
+      );
     }
     program = parseText(text, path);
   } else {

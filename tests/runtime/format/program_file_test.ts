@@ -129,14 +129,34 @@ Deno.test("decodeProgram() rejects a .txtpb that is not text format", async () =
   assertInstanceOf(unknown, ProgramError);
   assertEquals(unknown.where, { file: "p.txtpb", line: 1, column: 1 });
   assertStringIncludes(unknown.message, '"bogus"');
-  // Binary, read as text: not UTF-8.
-  assertEquals(
-    assertNotAProgram(await Deno.readFile(MULT_PB), "p.txtpb").message,
-    "p.txtpb: not a ProgramDesc: not UTF-8 text",
+  // Binary, read as text: not UTF-8, and where.
+  const binary = assertThrows(() =>
+    decodeProgram(Deno.readFileSync(MULT_PB), "p.txtpb")
+  );
+  assertInstanceOf(binary, ProgramError);
+  assertStringIncludes(
+    binary.message,
+    "not a ProgramDesc: not UTF-8 text (byte 0x",
   );
   assertEquals(
     assertNotAProgram(new Uint8Array(), "p.txtpb").message,
     "p.txtpb: not a ProgramDesc: the file is empty",
+  );
+});
+
+Deno.test("decodeProgram() names the line, column and byte of a .txtpb's first byte that is not UTF-8", () => {
+  const bytes = new Uint8Array([
+    ...new TextEncoder().encode('blocks {\n  vars { name: "\uFFFDa'),
+    0xff,
+    ...new TextEncoder().encode('" }\n}\n'),
+  ]);
+  const e = assertThrows(() => decodeProgram(bytes, "p.txtpb"));
+  assertInstanceOf(e, ProgramError);
+  // The spelled-out U+FFFD before it is text, not the fault.
+  assertEquals(e.where, { file: "p.txtpb", line: 2, column: 19 });
+  assertEquals(
+    e.message,
+    "p.txtpb:2:19: not a ProgramDesc: not UTF-8 text (byte 0xff at byte 29)",
   );
 });
 
