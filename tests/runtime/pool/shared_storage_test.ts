@@ -1,6 +1,7 @@
 // Large tensors of a pooled run live in the shared heap: they cross workers
 // by reference, are counted by their holders, and are freed by the last.
 
+import { collectGarbage } from "../../_helpers/collect_garbage.ts";
 import { assert, assertEquals, assertNotStrictEquals } from "@std/assert";
 import { allocate, LARGE_ELEMENTS } from "../../../kernels/allocate.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
@@ -55,20 +56,21 @@ Deno.test("SharedStorage frees a block with its last holder and zero-fills it on
   });
 });
 
-Deno.test("SharedStorage: large arrays that die are collected in time for most of a loop of them to stay in the heap", async () => {
-  // 400 MiB of arrays that die young, about three times the budget, made
-  // between macrotasks. Without the ballast V8 collects only when private
-  // arrays (those past the budget) add up: about half of them are private.
-  // With it, V8 counts the shared ones too; a few may still find the budget
-  // full while a collection is under way.
+Deno.test("SharedStorage: the storage of arrays that die is freed when they are collected, and reused", async () => {
+  // 400 MiB of arrays that die young, about three times the budget, with a
+  // collection after every 16 MiB: each collection's finalizers give the
+  // dead arrays' storage back, so every array finds room in the heap. When
+  // V8 collects on its own is its business (the ballast makes it count
+  // shared arrays; bench/parallel_for_process.ts shows the effect): this
+  // asserts only what the storage guarantees once it does.
   await withStorage(async () => {
     let privateArrays = 0;
     for (let i = 0; i < 400; i++) {
       const data = allocate("float32", 1 << 18);
       if (!(data.buffer instanceof SharedArrayBuffer)) privateArrays++;
-      if (i % 4 === 3) await new Promise((r) => setTimeout(r, 0));
+      if (i % 16 === 15) await collectGarbage();
     }
-    assert(privateArrays < 100, `${privateArrays} of 400 private`);
+    assertEquals(privateArrays, 0, `${privateArrays} of 400 private`);
   });
 });
 
