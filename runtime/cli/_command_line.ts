@@ -140,6 +140,7 @@ function parseFlags(args: readonly string[]) {
       listen: { type: "string" },
       ...WORKER_LIMIT_OPTIONS,
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
     },
   });
 }

@@ -24,65 +24,15 @@ import {
 } from "./_command_line.ts";
 import { runProgram } from "./run_command.ts";
 import {
-  refuseWorkerFlags,
-  serveWorkerProgram,
-  workerLimitUsage,
-} from "./worker_command.ts";
-
-const USAGE =
-  `Rill runs Fluid-style concurrent programs (ProgramDesc protobufs).
-
-Usage:
-  deno run -A mod.ts <program.pb|program.txtpb|MODEL_DIR> [flags]
-  deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> [--all-attrs]
-  deno run -A mod.ts transpile <program|MODEL_DIR> --out-dir DIR
-                     [--label-selector S] [--port N]
-  deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT [--max-calls N]
-                     [--max-call-bytes SIZE] [--max-conns N]
-                     [--max-conns-per-client N] [--read-timeout D]
-                     [--idle-timeout D] [--call-timeout D]
-
-A MODEL_DIR is a directory PaddlePaddle saved: __model__ or one *.pdmodel,
-and the parameters, one file per variable or combined (__params__,
-*.pdiparams).
-
-Flags:
-  --workers N        threads for green threads, 1 to 256 (default: the
-                     machine's cores, or 1 with --device webgpu, as a run
-                     with workers keeps its tensors on the CPU; 1 keeps
-                     everything on the main thread)
-  --device D         auto | webgpu | cpu (default auto: the GPU on a hardware
-                     adapter for a program with large float32 tensors, else
-                     the CPU)
-  --explain          prints the device chosen, and why, to stderr
-  --seed N           seeds select's choices and random ops (default 1)
-  --feed name=f.npy  binds a block-0 variable to a .npy tensor; a variable a
-                     feed op writes is fed through that op (repeatable)
-  --fetch name[=f.npy]
-                     after the run, writes the variable to f.npy, or prints
-                     "name <value>" when no file is given (repeatable;
-                     default: the variables the program's fetch ops read)
-  --params FILE      reads the parameters from this combined file
-  --worker-addrs a,b,c
-                     the workers kube_get_workers_addrs returns (host:port
-                     each; default RILL_WORKERS, else Kubernetes in a pod)
-  --out-dir DIR      transpile: writes DIR/master.pb and DIR/worker.pb (and
-                     DIR/worker.pdiparams, the parameters of a model's
-                     worker); run the master with --worker-addrs, or in
-                     Kubernetes
-  --label-selector S transpile: the master's kube_get_workers_addrs picks
-                     the worker pods with this selector
-  --port N           transpile: the port workers listen on and the master
-                     dials (default: any, and in a pod its port named rill)
-  --listen HOST:PORT worker: where to serve (port 0 picks one); prints
-                     "listening on HOST:PORT", then serves until killed;
-                     refuses a tensor its program does not declare
-${workerLimitUsage()}  --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
-                     op_callstack, ..., stop_gradient, ...), hidden by default
-  --help             shows this text
-
-Exit codes: 0 success, 1 invalid input or usage, 2 panic or deadlock.
-`;
+  type Command,
+  COMMAND_NAMES,
+  COMMAND_USAGE,
+  commandHelp,
+  refuseFlags,
+  usage,
+} from "./_help.ts";
+import { VERSION } from "./version.ts";
+import { serveWorkerProgram } from "./worker_command.ts";
 
 export type { CliIO, CliResult };
 
@@ -139,41 +89,53 @@ async function runCommand(
   io: CliIO,
 ): Promise<CliResult> {
   const { values, positionals } = parseCommandLine(args);
-  if (values.help) {
-    io.stdout(USAGE);
+  const [first, path] = positionals;
+  if (values.version) {
+    io.stdout(`rill ${VERSION}\n`);
     return { code: 0 };
   }
-  const [command, path] = positionals;
-  if (command === "dump" || command === "transpile" || command === "worker") {
-    if (positionals.length !== 2) throw new ProgramError(COMMANDS[command]);
-    if (command !== "worker") refuseWorkerFlags(values);
-    if (command === "dump") return await dumpCommand(path, values, io);
-    if (command === "transpile") return await transpileCommand(path, values);
-    if (values.listen === undefined) throw new ProgramError(COMMANDS.worker);
-    return await serveWorkerProgram(path, values, io);
+  if (first === "help") return help(positionals.slice(1), io);
+  const command: Command = first === "dump" || first === "transpile" ||
+      first === "worker"
+    ? first
+    : "run";
+  if (values.help) {
+    io.stdout(command === "run" ? usage() : commandHelp(command));
+    return { code: 0 };
   }
-  refuseWorkerFlags(values);
-  if (values["all-attrs"]) {
-    throw new ProgramError("--all-attrs: only the dump command takes it");
+  refuseFlags(command, values);
+  if (command === "run") {
+    if (positionals.length !== 1) {
+      throw new ProgramError(
+        positionals.length === 0
+          ? "no program given (see --help)"
+          : `one program expected, got ${positionals.length}`,
+      );
+    }
+    return await runProgram(first, values, io);
   }
-  if (positionals.length !== 1) {
-    throw new ProgramError(
-      positionals.length === 0
-        ? "no program given (see --help)"
-        : `one program expected, got ${positionals.length}`,
-    );
-  }
-  return await runProgram(command, values, io);
+  if (positionals.length !== 2) throw new ProgramError(COMMAND_USAGE[command]);
+  if (command === "dump") return await dumpCommand(path, values, io);
+  if (command === "transpile") return await transpileCommand(path, values);
+  if (values.listen === undefined) throw new ProgramError(COMMAND_USAGE.worker);
+  return await serveWorkerProgram(path, values, io);
 }
 
-// Each command's usage line, for the usage error of a wrong call.
-const COMMANDS = {
-  dump: "usage: dump <program.pb|MODEL_DIR> [--all-attrs]",
-  transpile:
-    "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
-  worker:
-    "usage: worker <worker.pb> --listen HOST:PORT [limit flags] (see --help)",
-} as const;
+// `help` alone prints every command's usage; `help CMD` one command's.
+function help(words: readonly string[], io: CliIO): CliResult {
+  if (words.length === 0) {
+    io.stdout(usage());
+    return { code: 0 };
+  }
+  const command = words[0] as Command;
+  if (words.length > 1 || !COMMAND_NAMES.includes(command)) {
+    throw new ProgramError(
+      `help: "${words.join(" ")}" is not one of ${COMMAND_NAMES.join(", ")}`,
+    );
+  }
+  io.stdout(commandHelp(command));
+  return { code: 0 };
+}
 
 async function dumpCommand(
   path: string,
@@ -193,7 +155,7 @@ async function transpileCommand(
   values: Flags,
 ): Promise<CliResult> {
   if (values["out-dir"] === undefined) {
-    throw new ProgramError(COMMANDS.transpile);
+    throw new ProgramError(COMMAND_USAGE.transpile);
   }
   const port = values.port === undefined
     ? undefined

@@ -18,7 +18,6 @@ import {
 } from "../cluster/worker_limits.ts";
 import { useWorkerSettings } from "../cluster/worker_settings.ts";
 import { readAttrs } from "../core/attr_read.ts";
-import { ProgramError } from "../core/errors.ts";
 import { loadModel } from "../format/model_dir.ts";
 import { OPS } from "../ops/mod.ts";
 import { RPC_ENDPOINT, RPC_INPUT_TENSOR } from "../ops/rpc.ts";
@@ -104,32 +103,6 @@ function limitFlags(values: Flags): Record<string, string | undefined> {
   return Object.fromEntries(
     WORKER_LIMIT_FLAGS.map(({ flag }) => [flag, given[flag] as string]),
   );
-}
-
-/**
- * Refuses a limit flag given to a command other than worker.
- *
- * @param values The command line's flags.
- * @throws {ProgramError} Naming the first limit flag given.
- *
- * @example Usage
- * ```ts
- * import { refuseWorkerFlags } from "./worker_command.ts";
- * import { parseCommandLine } from "./_command_line.ts";
- * import { assertThrows } from "@std/assert";
- *
- * const { values } = parseCommandLine(["p.pb", "--max-calls", "2"]);
- * assertThrows(() => refuseWorkerFlags(values), Error, "only the worker command");
- * ```
- */
-export function refuseWorkerFlags(values: Flags): void {
-  const flags = limitFlags(values);
-  const given = WORKER_LIMIT_FLAGS.find(({ flag }) =>
-    flags[flag] !== undefined
-  );
-  if (given !== undefined) {
-    throw new ProgramError(`--${given.flag}: only the worker command takes it`);
-  }
 }
 
 /**

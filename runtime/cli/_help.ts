@@ -1,0 +1,268 @@
+/**
+ * What each command takes, in one table: its usage line and its flags, each
+ * flag with its help text. `--help` prints it whole, `mod.ts help CMD` and
+ * `mod.ts CMD --help` the part of one command, and a flag given to a
+ * command that does not take it is an error rather than ignored.
+ *
+ * @module
+ */
+import { WORKER_LIMIT_FLAGS } from "../cluster/worker_limits.ts";
+import { ProgramError } from "../core/errors.ts";
+import type { Flags } from "./_command_line.ts";
+import { workerLimitUsage } from "./worker_command.ts";
+
+/** The commands: `run` is running a program, `mod.ts PROGRAM`. */
+export type Command = "run" | "dump" | "transpile" | "worker";
+
+/** Every command, in the order `--help` shows them. */
+export const COMMAND_NAMES: readonly Command[] = [
+  "run",
+  "dump",
+  "transpile",
+  "worker",
+];
+
+// Each command's usage, as `--help` shows it.
+const USAGE_LINES: Readonly<Record<Command, string>> = {
+  run: "deno run -A mod.ts <program.pb|program.txtpb|MODEL_DIR> [flags]",
+  dump: "deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> " +
+    "[--all-attrs]",
+  transpile:
+    "deno run -A mod.ts transpile <program|MODEL_DIR> --out-dir DIR\n" +
+    "                     [--label-selector S] [--port N]",
+  worker: "deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT " +
+    "[--max-calls N]\n" +
+    "                     [--max-call-bytes SIZE] [--max-conns N]\n" +
+    "                     [--max-conns-per-client N] [--read-timeout D]\n" +
+    "                     [--idle-timeout D] [--call-timeout D]",
+};
+
+/** Each command's usage line, for the usage error of a wrong call. */
+export const COMMAND_USAGE: Readonly<Record<Exclude<Command, "run">, string>> =
+  {
+    dump: "usage: dump <program.pb|MODEL_DIR> [--all-attrs]",
+    transpile:
+      "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
+    worker:
+      "usage: worker <worker.pb> --listen HOST:PORT [limit flags] (see 'help worker')",
+  };
+
+/** A flag: the commands that take it, and its help lines. */
+interface FlagHelp {
+  readonly flag: string;
+  readonly commands: readonly Command[];
+  readonly text: string;
+}
+
+const RUN: readonly Command[] = ["run"];
+
+// The flags in the order `--help` lists them; the worker's limit flags come
+// from their own table (worker_limits.ts).
+const FLAGS: readonly FlagHelp[] = [
+  {
+    flag: "workers",
+    commands: RUN,
+    text:
+      `  --workers N        threads for green threads, 1 to 256 (default: the
+                     machine's cores, or 1 with --device webgpu, as a run
+                     with workers keeps its tensors on the CPU; 1 keeps
+                     everything on the main thread)`,
+  },
+  {
+    flag: "device",
+    commands: RUN,
+    text:
+      `  --device D         auto | webgpu | cpu (default auto: the GPU on a hardware
+                     adapter for a program with large float32 tensors, else
+                     the CPU)`,
+  },
+  {
+    flag: "explain",
+    commands: RUN,
+    text:
+      `  --explain          prints the run's plan to stderr: the device and the
+                     workers, each with the reason it was chosen`,
+  },
+  {
+    flag: "seed",
+    commands: RUN,
+    text:
+      `  --seed N           seeds select's choices and random ops (default 1)`,
+  },
+  {
+    flag: "feed",
+    commands: RUN,
+    text:
+      `  --feed name=f.npy  binds a block-0 variable to a .npy tensor; a variable a
+                     feed op writes is fed through that op (repeatable, each
+                     name once)`,
+  },
+  {
+    flag: "fetch",
+    commands: RUN,
+    text: `  --fetch name[=f.npy]
+                     after the run, writes the variable to f.npy, or prints
+                     "name <value>" when no file is given (repeatable;
+                     default: the variables the program's fetch ops read)`,
+  },
+  {
+    flag: "params",
+    commands: RUN,
+    text: `  --params FILE      reads the parameters from this combined file`,
+  },
+  {
+    flag: "worker-addrs",
+    commands: RUN,
+    text: `  --worker-addrs a,b,c
+                     the workers kube_get_workers_addrs returns (host:port
+                     each; default RILL_WORKERS, else Kubernetes in a pod)`,
+  },
+  {
+    flag: "out-dir",
+    commands: ["transpile"],
+    text:
+      `  --out-dir DIR      transpile: writes DIR/master.pb and DIR/worker.pb (and
+                     DIR/worker.pdiparams, the parameters of a model's
+                     worker); run the master with --worker-addrs, or in
+                     Kubernetes`,
+  },
+  {
+    flag: "label-selector",
+    commands: ["transpile"],
+    text:
+      `  --label-selector S transpile: the master's kube_get_workers_addrs picks
+                     the worker pods with this selector`,
+  },
+  {
+    flag: "port",
+    commands: ["transpile"],
+    text:
+      `  --port N           transpile: the port workers listen on and the master
+                     dials (default: any, and in a pod its port named rill)`,
+  },
+  {
+    flag: "listen",
+    commands: ["worker"],
+    text:
+      `  --listen HOST:PORT worker: where to serve (port 0 picks one); prints
+                     "listening on HOST:PORT", then serves until killed;
+                     refuses a tensor its program does not declare`,
+  },
+  ...WORKER_LIMIT_FLAGS.map(({ flag }): FlagHelp => ({
+    flag,
+    commands: ["worker"],
+    text: "", // workerLimitUsage() writes them, from their own table
+  })),
+  {
+    flag: "all-attrs",
+    commands: ["dump"],
+    text:
+      `  --all-attrs        dump: also shows the bookkeeping Paddle saves (op_role,
+                     op_callstack, ..., stop_gradient, ...), hidden by default`,
+  },
+];
+
+const HEADER =
+  `Rill runs Fluid-style concurrent programs (ProgramDesc protobufs).
+`;
+
+const FOOTER =
+  `  --help, -h         shows this text (help CMD, CMD --help: one command's)
+  --version          prints Rill's version
+
+Exit codes: 0 success, 1 invalid input or usage, 2 panic or deadlock.
+`;
+
+const MODEL_DIR =
+  `A MODEL_DIR is a directory PaddlePaddle saved: __model__ or one *.pdmodel,
+and the parameters, one file per variable or combined (__params__,
+*.pdiparams).
+`;
+
+/**
+ * The `--help` text: every command, then every flag.
+ *
+ * @returns The text.
+ *
+ * @example Usage
+ * ```ts
+ * import { usage } from "./_help.ts";
+ * import { assertStringIncludes } from "@std/assert";
+ *
+ * assertStringIncludes(usage(), "--all-attrs");
+ * assertStringIncludes(usage(), "--max-calls N");
+ * ```
+ */
+export function usage(): string {
+  const lines = COMMAND_NAMES.map((c) => `  ${USAGE_LINES[c]}`).join("\n");
+  return `${HEADER}\nUsage:\n${lines}\n\n${MODEL_DIR}\nFlags:\n` +
+    flagsText(() => true) + FOOTER;
+}
+
+/**
+ * One command's help: its usage line and the flags it takes.
+ *
+ * @param command The command.
+ * @returns The text.
+ *
+ * @example Usage
+ * ```ts
+ * import { commandHelp } from "./_help.ts";
+ * import { assert, assertStringIncludes } from "@std/assert";
+ *
+ * const dump = commandHelp("dump");
+ * assertStringIncludes(dump, "--all-attrs");
+ * assert(!dump.includes("--workers"));
+ * ```
+ */
+export function commandHelp(command: Command): string {
+  const dir = command === "worker" ? "" : `\n${MODEL_DIR}`;
+  return `Usage:\n  ${USAGE_LINES[command]}\n${dir}\nFlags:\n` +
+    flagsText((f) => f.commands.includes(command)) +
+    "  --help, -h         shows this text\n";
+}
+
+/**
+ * Refuses every flag given that `command` does not take: a flag is never
+ * ignored.
+ *
+ * @param command The command run.
+ * @param values The command line's flags.
+ * @throws {ProgramError} Naming the first such flag.
+ *
+ * @example Usage
+ * ```ts
+ * import { refuseFlags } from "./_help.ts";
+ * import { parseCommandLine } from "./_command_line.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * const { values } = parseCommandLine(["dump", "p.pb", "--workers", "2"]);
+ * assertThrows(() => refuseFlags("dump", values), Error, "--workers: the dump command does not take it");
+ * ```
+ */
+export function refuseFlags(command: Command, values: Flags): void {
+  const given = values as Record<string, unknown>;
+  for (const { flag, commands } of FLAGS) {
+    if (given[flag] === undefined || commands.includes(command)) continue;
+    throw new ProgramError(
+      commands.length === 1 && commands[0] !== "run"
+        ? `--${flag}: only the ${commands[0]} command takes it`
+        : `--${flag}: the ${command} command does not take it`,
+    );
+  }
+}
+
+// The help lines of the flags `wanted` picks, in the table's order.
+function flagsText(wanted: (f: FlagHelp) => boolean): string {
+  let text = "";
+  let limits = false;
+  for (const f of FLAGS) {
+    if (!wanted(f)) continue;
+    if (f.text !== "") text += f.text + "\n";
+    else if (!limits) {
+      text += workerLimitUsage();
+      limits = true;
+    }
+  }
+  return text;
+}

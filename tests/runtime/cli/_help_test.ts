@@ -1,0 +1,134 @@
+import {
+  assert,
+  assertEquals,
+  assertInstanceOf,
+  assertStringIncludes,
+} from "@std/assert";
+import {
+  COMMAND_NAMES,
+  commandHelp,
+  refuseFlags,
+  usage,
+} from "../../../runtime/cli/_help.ts";
+import { parseCommandLine } from "../../../runtime/cli/_command_line.ts";
+import { WORKER_LIMIT_FLAGS } from "../../../runtime/cluster/worker_limits.ts";
+import { ProgramError } from "../../../runtime/core/errors.ts";
+import { runCli } from "../../../runtime/cli/cli.ts";
+import { VERSION } from "../../../runtime/cli/version.ts";
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { code } = await runCli(args, {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+  });
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+/** Every `--flag` a text names. */
+function flagsIn(text: string): Set<string> {
+  return new Set(text.match(/--[a-z][a-z-]*/g) ?? []);
+}
+
+Deno.test("usage() lists every command and every flag the command line parses", () => {
+  const text = usage();
+  for (const c of COMMAND_NAMES.filter((c) => c !== "run")) {
+    assertStringIncludes(text, `mod.ts ${c} `);
+  }
+  const parsed = Object.keys(
+    parseCommandLine([
+      ...["--workers=1", "--device=cpu", "--explain", "--seed=1", "--feed=a"],
+      ...["--fetch=a", "--params=p", "--worker-addrs=a", "--all-attrs"],
+      ...["--out-dir=d", "--label-selector=s", "--port=1", "--listen=l"],
+      ...WORKER_LIMIT_FLAGS.map(({ flag }) => `--${flag}=1`),
+      ...["--help", "--version"],
+    ]).values,
+  );
+  const listed = flagsIn(text);
+  for (const flag of parsed) assert(listed.has(`--${flag}`), flag);
+});
+
+Deno.test("commandHelp() shows a command's own flags and no other command's", () => {
+  const worker = commandHelp("worker");
+  assertStringIncludes(worker, "--listen HOST:PORT");
+  for (const { flag } of WORKER_LIMIT_FLAGS) {
+    assertStringIncludes(worker, `--${flag}`);
+  }
+  for (const other of ["--workers", "--device", "--feed", "--all-attrs"]) {
+    assert(!worker.includes(other), other);
+  }
+  const run = flagsIn(commandHelp("run"));
+  for (const flag of ["--workers", "--device", "--explain", "--feed"]) {
+    assert(run.has(flag), flag);
+  }
+  assert(!run.has("--listen") && !run.has("--out-dir"));
+});
+
+Deno.test("refuseFlags() refuses a flag the command does not take, naming both", () => {
+  const refused = (
+    command: "run" | "dump" | "transpile" | "worker",
+    args: string[],
+  ) => {
+    try {
+      refuseFlags(command, parseCommandLine(args).values);
+      return undefined;
+    } catch (e) {
+      assertInstanceOf(e, ProgramError);
+      return (e as ProgramError).message;
+    }
+  };
+  assertEquals(
+    refused("worker", ["--device", "webgpu", "--workers", "4"]),
+    "--workers: the worker command does not take it",
+  );
+  assertEquals(
+    refused("worker", ["--feed", "x=x.npy"]),
+    "--feed: the worker command does not take it",
+  );
+  assertEquals(
+    refused("run", ["--listen", "127.0.0.1:0"]),
+    "--listen: only the worker command takes it",
+  );
+  assertEquals(refused("dump", ["--all-attrs"]), undefined);
+  assertEquals(refused("run", ["--workers", "2", "--explain"]), undefined);
+});
+
+Deno.test("help CMD and CMD --help print that command's help; --version the version", async () => {
+  const viaHelp = await cli(["help", "worker"]);
+  const viaFlag = await cli(["worker", "--help"]);
+  assertEquals(viaHelp, { code: 0, stdout: commandHelp("worker"), stderr: "" });
+  assertEquals(viaFlag, viaHelp);
+  assertEquals(await cli(["help"]), { code: 0, stdout: usage(), stderr: "" });
+  assertEquals(await cli(["--version"]), {
+    code: 0,
+    stdout: `rill ${VERSION}\n`,
+    stderr: "",
+  });
+  const unknown = await cli(["help", "serve"]);
+  assertEquals([unknown.code, unknown.stderr], [
+    1,
+    'error: help: "serve" is not one of run, dump, transpile, worker\n',
+  ]);
+});
+
+Deno.test("a flag the command cannot use is an error, never ignored", async () => {
+  const r = await cli([
+    "worker",
+    "w.pb",
+    "--listen",
+    "127.0.0.1:0",
+    "--device",
+    "webgpu",
+  ]);
+  assertEquals(r, {
+    code: 1,
+    stdout: "",
+    stderr: "error: --device: the worker command does not take it\n",
+  });
+  const dump = await cli(["dump", "examples/mult.pb", "--seed", "3"]);
+  assertEquals(
+    dump.stderr,
+    "error: --seed: the dump command does not take it\n",
+  );
+});
