@@ -30,9 +30,11 @@ const USAGE_LINES: Readonly<Record<Command, string>> = {
   transpile:
     "deno run -A mod.ts transpile <program|MODEL_DIR> --out-dir DIR\n" +
     "                     [--label-selector S] [--port N]",
-  worker: "deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT " +
-    "[--max-calls N]\n" +
-    "                     [--max-call-bytes SIZE] [--max-conns N]\n" +
+  worker: "deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT\n" +
+    "                     [--insecure | RILL_TOKEN=…] " +
+    "[--tls-cert FILE --tls-key FILE]\n" +
+    "                     [--max-calls N] [--max-call-bytes SIZE] " +
+    "[--max-conns N]\n" +
     "                     [--max-conns-per-client N] [--read-timeout D]\n" +
     "                     [--idle-timeout D] [--call-timeout D]",
 };
@@ -118,6 +120,14 @@ const FLAGS: readonly FlagHelp[] = [
                      each; default RILL_WORKERS, else Kubernetes in a pod)`,
   },
   {
+    flag: "tls-ca",
+    commands: RUN,
+    text:
+      `  --tls-ca FILE      the CA (PEM) the workers' certificates chain to: send
+                     and recv then use TLS (default: the file RILL_TLS_CA
+                     names, else plain HTTP/2)`,
+  },
+  {
     flag: "out-dir",
     commands: ["transpile"],
     text:
@@ -146,7 +156,27 @@ const FLAGS: readonly FlagHelp[] = [
     text:
       `  --listen HOST:PORT worker: where to serve (port 0 picks one); prints
                      "listening on HOST:PORT", then serves until killed;
-                     refuses a tensor its program does not declare`,
+                     refuses a tensor its program does not declare; needs
+                     a token in RILL_TOKEN, which every call must carry,
+                     unless --insecure`,
+  },
+  {
+    flag: "insecure",
+    commands: ["worker"],
+    text:
+      `  --insecure         worker: serves without a token, to anyone who reaches
+                     it (prints a warning)`,
+  },
+  {
+    flag: "tls-cert",
+    commands: ["worker"],
+    text:
+      `  --tls-cert FILE    worker: serves TLS with this certificate chain (PEM)`,
+  },
+  {
+    flag: "tls-key",
+    commands: ["worker"],
+    text: `  --tls-key FILE     worker: the private key (PEM) of --tls-cert`,
   },
   ...WORKER_LIMIT_FLAGS.map(({ flag }): FlagHelp => ({
     flag,

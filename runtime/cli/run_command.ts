@@ -28,6 +28,25 @@ import {
   splitPair,
 } from "./_command_line.ts";
 
+// The CA of --tls-ca, else of the file RILL_TLS_CA names; undefined for
+// plain HTTP/2.
+async function readTlsCa(
+  flag: string | undefined,
+): Promise<string | undefined> {
+  const env = Deno.env.get("RILL_TLS_CA");
+  const [source, file] = flag !== undefined
+    ? ["--tls-ca", flag]
+    : ["RILL_TLS_CA", env === "" ? undefined : env];
+  if (file === undefined) return undefined;
+  try {
+    return await Deno.readTextFile(file);
+  } catch (e) {
+    throw new ProgramError(
+      `${source}: cannot read "${file}": ${fileErrorReason(e)}`,
+    );
+  }
+}
+
 // The --feed flags, each name given once: a repeated name would have one
 // flag silently override the other.
 function feedFlags(flags: string[] | undefined): string[] {
@@ -102,9 +121,10 @@ export async function runProgram(
   if (workerAddrs !== undefined) {
     parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
   }
+  const tlsCa = await readTlsCa(values["tls-ca"]);
   const executor = new Executor({
     device,
-    cluster: { workerAddrs },
+    cluster: { workerAddrs, tlsCa },
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,

@@ -17,7 +17,10 @@ import {
   WORKER_LIMIT_FLAGS,
 } from "../cluster/worker_limits.ts";
 import { useWorkerSettings } from "../cluster/worker_settings.ts";
+import { resolveToken, TOKEN_ENV } from "../cluster/token.ts";
 import { readAttrs } from "../core/attr_read.ts";
+import { ProgramError } from "../core/errors.ts";
+import { fileErrorReason } from "../core/file_error.ts";
 import { loadModel } from "../format/model_dir.ts";
 import { OPS } from "../ops/mod.ts";
 import { RPC_ENDPOINT, RPC_INPUT_TENSOR } from "../ops/rpc.ts";
@@ -57,6 +60,8 @@ export async function serveWorkerProgram(
 ): Promise<CliResult> {
   const listen = values.listen!;
   const limits = parseWorkerLimits(limitFlags(values));
+  const tls = await tlsFiles(values);
+  requireToken(values, io);
   const slash = path.lastIndexOf("/");
   const params = `${path.slice(0, slash + 1)}${WORKER_PARAMS_FILE}`;
   const hasParams = await Deno.stat(params).then((s) => s.isFile, () => false);
@@ -71,9 +76,63 @@ export async function serveWorkerProgram(
   using _settings = useWorkerSettings({
     limits,
     inputs: listenAndDoInputs(model.desc),
+    tls,
   });
   await executor.run(model, { file: model.file });
   return { code: 0 };
+}
+
+// A worker serves only callers that hold its token (RILL_TOKEN), unless
+// --insecure says to serve anyone; then it says so, once. A token that a
+// header cannot carry is refused here, before anything is read.
+function requireToken(values: Flags, io: CliIO): void {
+  let token: string | undefined;
+  try {
+    token = resolveToken(undefined, undefined);
+  } catch (e) {
+    throw new ProgramError((e as Error).message);
+  }
+  if (token !== undefined) return;
+  if (!values.insecure) {
+    throw new ProgramError(
+      `worker: no token in ${TOKEN_ENV}: a worker without one serves anyone ` +
+        "who reaches it (set RILL_TOKEN on the worker and its master, or " +
+        "give --insecure)",
+    );
+  }
+  io.stderr(
+    `warning: --insecure: no ${TOKEN_ENV}; this worker serves anyone who ` +
+      "reaches it\n",
+  );
+}
+
+// The certificate and key of --tls-cert and --tls-key, read: both or
+// neither.
+async function tlsFiles(
+  values: Flags,
+): Promise<{ cert: string; key: string } | undefined> {
+  const certFile = values["tls-cert"];
+  const keyFile = values["tls-key"];
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) {
+    const [given, missing] = certFile === undefined
+      ? ["--tls-key", "--tls-cert"]
+      : ["--tls-cert", "--tls-key"];
+    throw new ProgramError(`${given}: needs ${missing} too`);
+  }
+  const read = async (flag: string, file: string) => {
+    try {
+      return await Deno.readTextFile(file);
+    } catch (e) {
+      throw new ProgramError(
+        `${flag}: cannot read "${file}": ${fileErrorReason(e)}`,
+      );
+    }
+  };
+  return {
+    cert: await read("--tls-cert", certFile),
+    key: await read("--tls-key", keyFile),
+  };
 }
 
 // What the program's listen_and_do ops take: on their endpoint, the tensor

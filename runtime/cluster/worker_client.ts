@@ -30,7 +30,8 @@ import {
 } from "../../gen/rill/v1/rpc_pb.ts";
 import { readBack } from "../../kernels/device_tensor.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
-import { bearerInterceptor, resolveToken } from "./_bearer_token.ts";
+import { bearerInterceptor } from "./_bearer_token.ts";
+import { resolveToken } from "./token.ts";
 import { HTTP2_SETTINGS, WideWindowSessionManager } from "./_http2_settings.ts";
 import { formatHostPort, parseHostPort } from "./host_port.ts";
 import {

@@ -39,7 +39,8 @@ import {
   WorkerService,
 } from "../../gen/rill/v1/rpc_pb.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
-import { resolveToken, tokenGate } from "./_bearer_token.ts";
+import { tokenGate } from "./_bearer_token.ts";
+import { resolveToken } from "./token.ts";
 import { ConnectionGuard } from "./_connection_guard.ts";
 import { HTTP2_SETTINGS, widenWindow } from "./_http2_settings.ts";
 import { tooManyCalls } from "./_limit_status.ts";
@@ -112,7 +113,8 @@ export interface ServeWorkerOptions {
   /**
    * Serve over TLS with this certificate and key.
    *
-   * @default {undefined} (plain HTTP/2)
+   * @default {workerSettings().tls} (plain HTTP/2 unless the worker command
+   * was given --tls-cert and --tls-key)
    */
   tls?: WorkerTlsOptions;
   /**
@@ -153,6 +155,8 @@ export interface WorkerServer {
   readonly tls: boolean;
   /** The limits it holds to. */
   readonly limits: Readonly<WorkerLimits>;
+  /** How many calls it is serving now. */
+  readonly callsInFlight: number;
   /**
    * Stops serving: closes the listener and every connection. Calls in
    * flight fail with `unavailable`: their handlers' signals abort, and a
@@ -217,14 +221,15 @@ export async function serveWorker(
     limits: Object.freeze({ ...settings.limits, ...options.limits }),
     inputs: options.inputs ?? settings.inputs,
   };
+  const tls = options.tls ?? settings.tls;
   const shutdown = new AbortController();
   const stats = { inFlight: 0, served: 0 };
   const http2Options = {
     settings: { ...HTTP2_SETTINGS, maxConcurrentStreams: MAX_STREAMS_PER_CONN },
   };
-  const server = options.tls === undefined
+  const server = tls === undefined
     ? http2.createServer(http2Options)
-    : http2.createSecureServer({ ...http2Options, ...options.tls });
+    : http2.createSecureServer({ ...http2Options, ...tls });
   const guard = new ConnectionGuard(server, config.limits);
   const watcher = new RequestWatcher(
     config.limits,
@@ -290,8 +295,11 @@ export async function serveWorker(
   }
   return {
     addr: formatHostPort(host, port),
-    tls: options.tls !== undefined,
+    tls: tls !== undefined,
     limits: config.limits,
+    get callsInFlight(): number {
+      return stats.inFlight;
+    },
     close,
     [Symbol.asyncDispose]: close,
   };

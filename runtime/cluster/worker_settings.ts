@@ -24,6 +24,13 @@ export interface WorkerSettings {
    * (the handler decides).
    */
   readonly inputs?: WorkerInputs;
+  /**
+   * The certificate chain and key (PEM) to serve TLS with; undefined:
+   * plain HTTP/2. (Spelled out rather than worker_server.ts's type: this
+   * module is loaded by the CLI, which loads no RPC library before a
+   * worker serves.)
+   */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 // The settings in force. Written only by useWorkerSettings, which restores

@@ -39,6 +39,11 @@ export interface ClusterSettings {
   readonly selfAddr?: string;
   /** The environment to read (RILL_WORKERS, the pod's); default the process's. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * `--tls-ca` (or the file RILL_TLS_CA names): the CA, PEM, that workers'
+   * certificates must chain to; set, the run's `send` and `recv` use TLS.
+   */
+  readonly tlsCa?: string;
 }
 
 /**

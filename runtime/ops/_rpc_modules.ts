@@ -28,6 +28,8 @@ export interface RpcCallContext {
 export interface RpcServer {
   /** `host:port` as bound. */
   readonly addr: string;
+  /** How many calls it is serving now. */
+  readonly callsInFlight: number;
   /** Stops serving. */
   close(): Promise<void>;
 }
@@ -66,8 +68,8 @@ export interface RpcServerModule {
 
 /** The parts of worker_client.ts the ops use. */
 export interface RpcClientModule {
-  /** Makes a client for the worker at `addr`. */
-  connectWorker(addr: string): RpcClient;
+  /** Makes a client for the worker at `addr`, over TLS with a CA. */
+  connectWorker(addr: string, options?: { ca?: string }): RpcClient;
 }
 
 // Computed, not string literals: see the module's documentation.

@@ -40,6 +40,7 @@ import {
   loadRpcClient,
   loadRpcServer,
   type RpcClient,
+  type RpcServer,
   type RpcTensors,
 } from "./_rpc_modules.ts";
 
@@ -112,7 +113,8 @@ async function callWorker(
   if (clients === undefined) openClients.set(run, clients = new Map());
   let open = clients.get(addr);
   if (open === undefined) {
-    open = { client: connectWorker(addr), inFlight: 0 };
+    const ca = run.cluster?.tlsCa;
+    open = { client: connectWorker(addr, { ca }), inFlight: 0 };
     clients.set(addr, open);
   }
   open.inFlight++;
@@ -281,7 +283,7 @@ const listenAndDo = defineOp({
       run.print(`listening on ${server.addr}`);
       if (a.max_requests === 0) return new Promise<void>(() => {});
       await stopped.promise;
-      await untilRepliesSent(server.addr);
+      await untilRepliesSent(server);
       await server.close();
     };
   },
@@ -294,18 +296,10 @@ const listenAndDo = defineOp({
 const DRAIN_POLL_MS = 10;
 const DRAIN_POLLS = 500;
 
-// Waits until the server at `addr` has no call in flight, asking its own
-// health endpoint.
-async function untilRepliesSent(addr: string): Promise<void> {
-  const { connectWorker } = await loadRpcClient();
-  const self = connectWorker(addr);
-  try {
-    for (let i = 0; i < DRAIN_POLLS; i++) {
-      if ((await self.health()).callsInFlight === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
-    }
-  } finally {
-    self.close();
+// Waits until `server` has no call in flight.
+async function untilRepliesSent(server: RpcServer): Promise<void> {
+  for (let i = 0; i < DRAIN_POLLS && server.callsInFlight > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
   }
 }
 

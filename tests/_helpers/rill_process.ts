@@ -27,14 +27,17 @@ const decoder = new TextDecoder();
  * @param args The arguments after `mod.ts`.
  * @returns The exit code and output.
  */
-export async function runRill(args: readonly string[]): Promise<ProcessResult> {
+export async function runRill(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<ProcessResult> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", `${ROOT}mod.ts`, ...args],
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
   }).output();
   return {
     code: output.code,

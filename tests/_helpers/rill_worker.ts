@@ -24,6 +24,8 @@ export interface RillWorker {
  * @param listenTimeoutMs How long it may take to print its address.
  * @param stderr Where its standard error goes.
  * @param flags More flags for the worker command (`--max-calls 2`).
+ * @param env More environment; without a RILL_TOKEN in it the worker runs
+ * with `--insecure` (it listens on 127.0.0.1 only).
  * @returns The process and its address; the process is killed if no
  * address comes.
  */
@@ -32,7 +34,9 @@ export async function startRillWorker(
   listenTimeoutMs = 30_000,
   stderr: "null" | "inherit" = "null",
   flags: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
 ): Promise<RillWorker> {
+  const insecure = env.RILL_TOKEN === undefined ? ["--insecure"] : [];
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -43,13 +47,14 @@ export async function startRillWorker(
       workerPb,
       "--listen",
       "127.0.0.1:0",
+      ...insecure,
       ...flags,
     ],
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
     stderr,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   try {

@@ -7,7 +7,7 @@
 // naming the tensor and what was expected, while it serves a right one.
 // The process is killed and the directory removed at the end.
 
-import { assertEquals, assertStringIncludes } from "@std/assert";
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { join } from "@std/path";
 import { Code } from "@connectrpc/connect";
 import { Tensor } from "../../../kernels/tensor.ts";
@@ -23,7 +23,8 @@ import {
 import { workerSettings } from "../../../runtime/cluster/worker_settings.ts";
 import { RPC_ENDPOINT } from "../../../runtime/ops/rpc.ts";
 import { transpileFiles } from "../../../runtime/transpile/transpile_files.ts";
-import { ROOT } from "../../_helpers/rill_process.ts";
+import { ROOT, runRill } from "../../_helpers/rill_process.ts";
+import { makeTestTls } from "../cluster/_test_tls.ts";
 import {
   startRillWorker,
   stopRillWorkers,
@@ -181,12 +182,17 @@ Deno.test("the worker command serves with its flags and its program's inputs, an
       "127.0.0.1:0",
       "--max-calls",
       "3",
+      "--insecure",
     ], {
       stdout: (line) => {
         const addr = /^listening on (\S+)/.exec(line)?.[1];
         if (addr !== undefined) listening.resolve(addr);
       },
-      stderr: (text) => listening.reject(new Error(text)),
+      stderr: (text) => {
+        if (!text.startsWith("warning: --insecure")) {
+          listening.reject(new Error(text));
+        }
+      },
     });
     run.catch(listening.reject);
     const addr = await within(20_000, listening.promise);
@@ -211,5 +217,118 @@ Deno.test("the worker command serves with its flags and its program's inputs, an
     assertEquals(await within(20_000, run), { code: 0 });
     assertEquals(workerSettings().limits, DEFAULT_WORKER_LIMITS);
     assertEquals(workerSettings().inputs, undefined);
+  });
+});
+
+Deno.test({
+  name:
+    "the worker command refuses to serve without a token, unless --insecure, which it warns of",
+  ignore: Deno.env.get("RILL_TOKEN") !== undefined,
+  async fn() {
+    const [code, stderr] = await cli([
+      "worker",
+      "missing.pb",
+      "--listen",
+      "127.0.0.1:0",
+    ]);
+    assertEquals([code, stderr], [
+      1,
+      "error: worker: no token in RILL_TOKEN: a worker without one serves " +
+      "anyone who reaches it (set RILL_TOKEN on the worker and its master, " +
+      "or give --insecure)\n",
+    ]);
+    const [insecure, warned] = await cli([
+      "worker",
+      "missing.pb",
+      "--listen",
+      "127.0.0.1:0",
+      "--insecure",
+    ]);
+    // It warns, then goes on to the program, which is missing.
+    assertEquals(insecure, 1);
+    assertStringIncludes(
+      warned,
+      "warning: --insecure: no RILL_TOKEN; this worker serves anyone who reaches it\n",
+    );
+    assertStringIncludes(warned, "error: missing.pb: cannot read program");
+  },
+});
+
+Deno.test("--tls-cert needs --tls-key, and both must be readable", async () => {
+  const base = ["worker", "w.pb", "--listen", "127.0.0.1:0", "--insecure"];
+  assertEquals(await cli([...base, "--tls-cert", "c.pem"]), [
+    1,
+    "error: --tls-cert: needs --tls-key too\n",
+  ]);
+  const [code, stderr] = await cli([
+    ...base,
+    "--tls-cert",
+    "/nonexistent/c.pem",
+    "--tls-key",
+    "k.pem",
+  ]);
+  assertEquals(code, 1);
+  assertStringIncludes(
+    stderr,
+    'error: --tls-cert: cannot read "/nonexistent/c.pem"',
+  );
+});
+
+Deno.test("a master with --tls-ca and a token runs a model on a TLS worker that holds the same token; without the CA it fails with one error line", async () => {
+  await withTempDir(async (dir) => {
+    const tls = await makeTestTls();
+    await Deno.writeTextFile(`${dir}/ca.pem`, tls.caPem);
+    await Deno.writeTextFile(`${dir}/cert.pem`, tls.certPem);
+    await Deno.writeTextFile(`${dir}/key.pem`, tls.keyPem);
+    const files = await transpileFiles(MLP, `${dir}/out`);
+    const env = { RILL_TOKEN: "s3cret-token" };
+    const worker = await startRillWorker(files.worker, 30_000, "null", [
+      "--tls-cert",
+      `${dir}/cert.pem`,
+      "--tls-key",
+      `${dir}/key.pem`,
+    ], env);
+    try {
+      const args = [
+        files.master,
+        "--feed",
+        `img=${ROOT}examples/data/mlp_img.npy`,
+      ];
+      const single = await runRill([
+        MLP,
+        "--feed",
+        `img=${ROOT}examples/data/mlp_img.npy`,
+      ]);
+      assertEquals(single.code, 0, single.stderr);
+      const run = await within(
+        60_000,
+        runRill([
+          ...args,
+          "--worker-addrs",
+          worker.addr,
+          "--tls-ca",
+          `${dir}/ca.pem`,
+        ], env),
+      );
+      assertEquals([run.code, run.stdout], [0, single.stdout], run.stderr);
+      // The CA from the environment serves as well as the flag.
+      const viaEnv = await within(
+        60_000,
+        runRill([...args, "--worker-addrs", worker.addr], {
+          ...env,
+          RILL_TLS_CA: `${dir}/ca.pem`,
+        }),
+      );
+      assertEquals(viaEnv.stdout, single.stdout, viaEnv.stderr);
+      // Plain HTTP/2 to a TLS worker: refused, one line, no stack trace.
+      const plain = await within(
+        60_000,
+        runRill([...args, "--worker-addrs", worker.addr], env),
+      );
+      assert(plain.code !== 0);
+      assert(!plain.stderr.includes("    at "), plain.stderr);
+    } finally {
+      await stopRillWorkers([worker]);
+    }
   });
 });

@@ -121,7 +121,7 @@ Deno.test("decodeProgram() rejects a valid message that has no blocks", () => {
   assertEquals(e.message, "p.pb: not a ProgramDesc: it has no blocks");
 });
 
-Deno.test("decodeProgram() rejects a .txtpb that is not text format", async () => {
+Deno.test("decodeProgram() rejects a .txtpb that is not text format", () => {
   const text = new TextEncoder();
   const unknown = assertThrows(() =>
     decodeProgram(text.encode("bogus: 1"), "p.txtpb")
