@@ -66,6 +66,12 @@ export async function runCli(
       io.stderr(`error: ${e.message}\n`);
       return { code: 1 };
     }
+    // An op that failed for an operational reason (a worker serving
+    // another program) threw a ProgramError: one line, exit 1.
+    if (e instanceof Panic && e.cause instanceof ProgramError) {
+      io.stderr(`error: ${e.cause.message}\n`);
+      return { code: 1 };
+    }
     if (e instanceof Panic || e instanceof Deadlock) {
       io.stderr(crashReport(e));
       return { code: 2 };

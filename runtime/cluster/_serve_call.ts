@@ -96,6 +96,7 @@ export async function* serveCall(
         throw malformed("the first message has no call header");
       }
       const endpoint = header.endpoint;
+      checkProgram(options.program, header.program);
       inputs?.checkEndpoint(endpoint);
       assembler = new TensorAssembler({
         maxBytes: limits.maxCallBytes,
@@ -126,6 +127,19 @@ export async function* serveCall(
   for (const parts of encodeTensorParts(entries, options)) {
     yield create(CallResponseSchema, { parts });
   }
+}
+
+// A worker serving a transpiled pair takes calls from that pair's master
+// only: another program's master would get another computation's answer,
+// and exit 0 with it. A worker serving no fingerprint takes any call.
+function checkProgram(served: string | undefined, called: string): void {
+  if (served === undefined || served === "" || called === served) return;
+  throw new ConnectError(
+    `this worker serves program ${served}, the call comes from ${
+      called === "" ? "a master that names no program" : `program ${called}`
+    } (transpile master and worker together, and deploy both)`,
+    Code.FailedPrecondition,
+  );
 }
 
 /**

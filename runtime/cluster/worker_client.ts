@@ -100,6 +100,13 @@ export interface ConnectWorkerOptions {
 /** Options for one call. */
 export interface WorkerCallOptions {
   /**
+   * The fingerprint of the transpiled pair this call belongs to; a worker
+   * serving another pair refuses it (`failed_precondition`).
+   *
+   * @default {""} (names none)
+   */
+  program?: string;
+  /**
    * The deadline in milliseconds.
    *
    * @default {the client's `timeoutMs`}
@@ -310,7 +317,11 @@ async function callEndpoint(
 ): Promise<Map<string, Tensor>> {
   // Tensors on a device come to the host first: their bytes are what travels.
   await readBack(entries.map(([, tensor]) => tensor));
-  const requests = requestMessages(requestId, endpoint, entries, options);
+  const requests = requestMessages(
+    { requestId, endpoint, program: callOptions.program ?? "" },
+    entries,
+    options,
+  );
   const assembler = new TensorAssembler({
     maxBytes: options.maxReplyBytes ?? DEFAULT_MAX_STREAM_BYTES,
   });
@@ -372,12 +383,11 @@ async function askHealth(
 
 /** A call's request stream: the header, then the tensors' parts. */
 async function* requestMessages(
-  requestId: bigint,
-  endpoint: string,
+  call: { requestId: bigint; endpoint: string; program: string },
   entries: readonly (readonly [string, Tensor])[],
   options: ConnectWorkerOptions,
 ): AsyncGenerator<CallRequest> {
-  const header = create(CallHeaderSchema, { requestId, endpoint });
+  const header = create(CallHeaderSchema, call);
   let first = true;
   for (const parts of encodeTensorParts(entries, options)) {
     yield create(CallRequestSchema, {

@@ -111,6 +111,13 @@ export interface ServeWorkerOptions {
    */
   env?: Readonly<Record<string, string | undefined>>;
   /**
+   * The fingerprint of the transpiled pair this worker serves: calls that
+   * name another are refused (`failed_precondition`).
+   *
+   * @default {undefined} (takes any call)
+   */
+  program?: string;
+  /**
    * Serve over TLS with this certificate and key.
    *
    * @default {workerSettings().tls} (plain HTTP/2 unless the worker command

@@ -46,14 +46,20 @@ export interface RpcServeOptions {
   host?: string;
   /** The port; 0 picks one. */
   port?: number;
+  /** The transpiled pair's fingerprint; calls naming another are refused. */
+  program?: string;
 }
 
 /** A connection to a worker (worker_client.ts's `WorkerClient`). */
 export interface RpcClient {
   /** The worker's `host:port`. */
   readonly addr: string;
-  /** Runs an endpoint on the worker. */
-  call(endpoint: string, tensors: RpcTensors): Promise<Map<string, Tensor>>;
+  /** Runs an endpoint on the worker, naming the caller's program. */
+  call(
+    endpoint: string,
+    tensors: RpcTensors,
+    options?: { program?: string },
+  ): Promise<Map<string, Tensor>>;
   /** Asks how many calls the worker is serving. */
   health(): Promise<{ readonly callsInFlight: number }>;
   /** Closes the connection. */

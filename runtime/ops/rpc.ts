@@ -33,6 +33,7 @@ import { runBlock } from "../exec/block_runner.ts";
 import { parseHostPort } from "../cluster/host_port.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { Scope } from "../core/scope.ts";
+import { ProgramError } from "../core/errors.ts";
 import type { RunServices } from "../core/thread_context.ts";
 import { threadContext } from "../exec/thread_context.ts";
 import type { VarRef } from "../core/var_ref.ts";
@@ -101,12 +102,28 @@ function endpointOf(
   return list[i];
 }
 
+// A worker that serves another transpiled pair is a deployment mistake, not
+// the program's: a ProgramError, which the CLI reports as one `error:` line
+// (exit 1) rather than a panic with a goroutine dump.
+function operationalError(e: unknown): never {
+  const code = (e as { code?: unknown })?.code;
+  if (code === FAILED_PRECONDITION) {
+    throw new ProgramError(`send: ${(e as Error).message}`);
+  }
+  throw e;
+}
+
+// Connect's Code.FailedPrecondition; this module loads no RPC library
+// before a call (see _rpc_modules.ts).
+const FAILED_PRECONDITION = 9;
+
 // One call on the run's connection to `addr`; the connection closes when
 // its last call ends.
 async function callWorker(
   run: RunServices,
   addr: string,
   x: Tensor,
+  program: string,
 ): Promise<Tensor> {
   const { connectWorker } = await loadRpcClient();
   let clients = openClients.get(run);
@@ -121,7 +138,7 @@ async function callWorker(
   try {
     const reply = await open.client.call(RPC_ENDPOINT, {
       [RPC_INPUT_TENSOR]: x,
-    });
+    }, { program }).catch(operationalError);
     return onlyTensor(reply, `the reply of worker ${addr}`);
   } finally {
     if (--open.inFlight === 0) {
@@ -153,16 +170,17 @@ const send = defineOp({
     Index: slot.tensor({ optional: true }),
   },
   outputs: {},
-  attrs: {},
+  attrs: { fingerprint: attr.string("") },
   prepare(ctx) {
     const x = ctx.input("X");
+    const program = ctx.attrs.fingerprint;
     const endpoints = ctx.input("Endpoints");
     const index = ctx.optionalInput("Index");
     return (scope, thread) => {
       const addr = endpointOf(endpoints, index, scope);
       parseHostPort(addr, { source: `Endpoints "${endpoints.name}"` });
       const release = thread.run.scheduler.hold();
-      const call = callWorker(thread.run, addr, x.tensor(scope));
+      const call = callWorker(thread.run, addr, x.tensor(scope), program);
       call.then(release, release);
       let queues = pendingCalls.get(thread.thread);
       if (queues === undefined) {
@@ -215,6 +233,7 @@ const listenAndDo = defineOp({
     input_var: attr.string("input"),
     output_var: attr.string("output"),
     max_requests: attr.int(0),
+    fingerprint: attr.string(""),
   },
   check(a, ctx) {
     for (const name of [a.input_var, a.output_var]) {
@@ -279,7 +298,13 @@ const listenAndDo = defineOp({
         }
         return reply.promise;
       }
-      const server = await serveWorker({ handler: handle, host, port });
+      const program = a.fingerprint === "" ? undefined : a.fingerprint;
+      const server = await serveWorker({
+        handler: handle,
+        host,
+        port,
+        program,
+      });
       run.print(`listening on ${server.addr}`);
       if (a.max_requests === 0) return new Promise<void>(() => {});
       await stopped.promise;

@@ -18,6 +18,7 @@ import { Scheduler } from "../../scheduler/scheduler.ts";
 import { SharedHeap } from "../../scheduler/shared/heap.ts";
 import { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import { threadSnapshot } from "../../scheduler/thread_dump.ts";
+import { ProgramError } from "../core/errors.ts";
 import { compactFromBinary } from "../format/compact_from_binary.ts";
 import { PreparedProgram } from "../exec/prepare.ts";
 import { OPS } from "../ops/mod.ts";
@@ -78,6 +79,9 @@ function start(init: WorkerInit): void {
     report({
       type: "panic",
       message: panic.message,
+      error: panic.cause instanceof ProgramError
+        ? panic.cause.message
+        : undefined,
       where: panic.where,
       thread: thread && threadSnapshot(thread, init.self),
       // The panicking thread as it was, running, as a one-worker dump shows it.

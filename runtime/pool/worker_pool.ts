@@ -13,6 +13,7 @@
  * @module
  */
 import { Deadlock, Panic } from "../../scheduler/panic.ts";
+import { ProgramError } from "../core/errors.ts";
 import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
 import type { ThreadInfo } from "../../scheduler/thread_dump.ts";
 import { formatThreadDump } from "../../scheduler/thread_dump.ts";
@@ -46,6 +47,8 @@ export type WorkerReport =
   | {
     readonly type: "panic";
     readonly message: string;
+    /** The message of the ProgramError it wraps: an operational failure. */
+    readonly error?: string;
     readonly where: string | undefined;
     readonly thread: ThreadInfo | undefined;
     readonly threads: readonly ThreadInfo[];
@@ -249,6 +252,9 @@ export class WorkerPool implements PoolHandle {
         const panic = new Panic(report.message, {
           where: report.where,
           thread: report.thread,
+          cause: report.error === undefined
+            ? undefined
+            : new ProgramError(report.error),
         });
         panic.dump = formatThreadDump(
           [...this.#options.localThreads(), ...report.threads].sort((a, b) =>

@@ -12,6 +12,7 @@ import { fileErrorReason } from "../core/file_error.ts";
 import { loadModel, persistableVariables } from "../format/model_dir.ts";
 import { writeProgramFile } from "../format/program_file.ts";
 import { writePaddleTensors } from "../format/paddle_tensor.ts";
+import { fingerprintPair, stampFingerprint } from "./fingerprint.ts";
 import { transpile, type TranspileOptions } from "./transpile.ts";
 
 /** The worker's parameter file, beside `worker.pb`. */
@@ -30,6 +31,8 @@ export interface TranspiledFiles {
   readonly worker: string;
   /** `DIR/worker.pdiparams`, when the worker has parameters from a model. */
   readonly workerParams?: string;
+  /** The pair's fingerprint, stamped on both programs (fingerprint.ts). */
+  readonly fingerprint: string;
 }
 
 /**
@@ -76,14 +79,20 @@ export async function transpileFiles(
     const t = model.parameters.get(v.name);
     return t === undefined ? [] : [t];
   });
+  const paramBytes = params.length === 0
+    ? new Uint8Array()
+    : writePaddleTensors(params);
+  const fingerprint = await fingerprintPair(master, worker, paramBytes);
+  stampFingerprint(master, "send", fingerprint);
+  stampFingerprint(worker, "listen_and_do", fingerprint);
   try {
     await Deno.mkdir(outDir, { recursive: true });
     await writeProgramFile(files.master, master);
     await writeProgramFile(files.worker, worker);
-    if (params.length === 0) return files;
+    if (params.length === 0) return { ...files, fingerprint };
     const workerParams = join(outDir, WORKER_PARAMS_FILE);
-    await Deno.writeFile(workerParams, writePaddleTensors(params));
-    return { ...files, workerParams };
+    await Deno.writeFile(workerParams, paramBytes);
+    return { ...files, workerParams, fingerprint };
   } catch (e) {
     if (e instanceof ProgramError) throw e;
     throw new ProgramError(

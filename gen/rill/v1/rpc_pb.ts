@@ -35,7 +35,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file rill/v1/rpc.proto.
  */
 export const file_rill_v1_rpc: GenFile = /*@__PURE__*/
-  fileDesc("ChFyaWxsL3YxL3JwYy5wcm90bxIHcmlsbC52MSIyCgpDYWxsSGVhZGVyEhIKCnJlcXVlc3RfaWQYASABKAQSEAoIZW5kcG9pbnQYAiABKAkiVgoLQ2FsbFJlcXVlc3QSIwoGaGVhZGVyGAEgASgLMhMucmlsbC52MS5DYWxsSGVhZGVyEiIKBXBhcnRzGAIgAygLMhMucmlsbC52MS5UZW5zb3JQYXJ0IkYKDENhbGxSZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgEEiIKBXBhcnRzGAIgAygLMhMucmlsbC52MS5UZW5zb3JQYXJ0IjkKDFRlbnNvckhlYWRlchIMCgRuYW1lGAEgASgJEg0KBWR0eXBlGAIgASgFEgwKBGRpbXMYAyADKAMiQQoKVGVuc29yUGFydBIlCgZoZWFkZXIYASABKAsyFS5yaWxsLnYxLlRlbnNvckhlYWRlchIMCgRkYXRhGAIgASgMIg8KDUhlYWx0aFJlcXVlc3QiUAoOSGVhbHRoUmVzcG9uc2USDwoHc2VydmluZxgBIAEoCBIXCg9jYWxsc19pbl9mbGlnaHQYAiABKA0SFAoMY2FsbHNfc2VydmVkGAMgASgEMoMBCg1Xb3JrZXJTZXJ2aWNlEjcKBENhbGwSFC5yaWxsLnYxLkNhbGxSZXF1ZXN0GhUucmlsbC52MS5DYWxsUmVzcG9uc2UoATABEjkKBkhlYWx0aBIWLnJpbGwudjEuSGVhbHRoUmVxdWVzdBoXLnJpbGwudjEuSGVhbHRoUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChFyaWxsL3YxL3JwYy5wcm90bxIHcmlsbC52MSJDCgpDYWxsSGVhZGVyEhIKCnJlcXVlc3RfaWQYASABKAQSEAoIZW5kcG9pbnQYAiABKAkSDwoHcHJvZ3JhbRgDIAEoCSJWCgtDYWxsUmVxdWVzdBIjCgZoZWFkZXIYASABKAsyEy5yaWxsLnYxLkNhbGxIZWFkZXISIgoFcGFydHMYAiADKAsyEy5yaWxsLnYxLlRlbnNvclBhcnQiRgoMQ2FsbFJlc3BvbnNlEhIKCnJlcXVlc3RfaWQYASABKAQSIgoFcGFydHMYAiADKAsyEy5yaWxsLnYxLlRlbnNvclBhcnQiOQoMVGVuc29ySGVhZGVyEgwKBG5hbWUYASABKAkSDQoFZHR5cGUYAiABKAUSDAoEZGltcxgDIAMoAyJBCgpUZW5zb3JQYXJ0EiUKBmhlYWRlchgBIAEoCzIVLnJpbGwudjEuVGVuc29ySGVhZGVyEgwKBGRhdGEYAiABKAwiDwoNSGVhbHRoUmVxdWVzdCJQCg5IZWFsdGhSZXNwb25zZRIPCgdzZXJ2aW5nGAEgASgIEhcKD2NhbGxzX2luX2ZsaWdodBgCIAEoDRIUCgxjYWxsc19zZXJ2ZWQYAyABKAQygwEKDVdvcmtlclNlcnZpY2USNwoEQ2FsbBIULnJpbGwudjEuQ2FsbFJlcXVlc3QaFS5yaWxsLnYxLkNhbGxSZXNwb25zZSgBMAESOQoGSGVhbHRoEhYucmlsbC52MS5IZWFsdGhSZXF1ZXN0GhcucmlsbC52MS5IZWFsdGhSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * What a call is for: set in a call's first request message, only there.
@@ -57,6 +57,15 @@ export type CallHeader = Message<"rill.v1.CallHeader"> & {
    * @generated from field: string endpoint = 2;
    */
   endpoint: string;
+
+  /**
+   * The fingerprint of the transpiled master and worker the caller belongs
+   * to (see the transpiler); empty for a caller that names none. A worker
+   * serving a fingerprinted program refuses a call that names another.
+   *
+   * @generated from field: string program = 3;
+   */
+  program: string;
 };
 
 /**

@@ -120,7 +120,8 @@ Deno.test("a worker process refuses tensors its program does not declare and cal
       ): Promise<WorkerCallError> => {
         const error = await within(
           20_000,
-          client.call(endpoint, input).then(() => undefined, (e) => e),
+          client.call(endpoint, input, { program: files.fingerprint })
+            .then(() => undefined, (e) => e),
         );
         if (!(error instanceof WorkerCallError)) {
           throw new Error(`served, not refused: ${error}`);
@@ -159,7 +160,7 @@ Deno.test("a worker process refuses tensors its program does not declare and cal
       assertStringIncludes(tooBig.detail, "(--max-call-bytes 4KiB)");
       const reply = await client.call(RPC_ENDPOINT, {
         input: Tensor.zeros([1, 64], "float32"),
-      });
+      }, { program: files.fingerprint });
       assertEquals(reply.get("output")?.shape, [1, 10]);
     } finally {
       await stopRillWorkers([worker]);
@@ -327,6 +328,40 @@ Deno.test("a master with --tls-ca and a token runs a model on a TLS worker that 
       );
       assert(plain.code !== 0);
       assert(!plain.stderr.includes("    at "), plain.stderr);
+    } finally {
+      await stopRillWorkers([worker]);
+    }
+  });
+});
+
+Deno.test("a master refuses to run on workers of another transpiled pair: one error line naming both fingerprints, exit 1", async () => {
+  await withTempDir(async (dir) => {
+    // Two pairs from one model: the masters differ (another selector), so
+    // the fingerprints do.
+    const a = await transpileFiles(MLP, `${dir}/a`);
+    const b = await transpileFiles(MLP, `${dir}/b`, { labelSelector: "x=y" });
+    assert(a.fingerprint !== b.fingerprint);
+    const worker = await startRillWorker(b.worker, 30_000);
+    try {
+      const feed = `img=${ROOT}examples/data/mlp_img.npy`;
+      const run = await within(
+        60_000,
+        runRill([a.master, "--feed", feed, "--worker-addrs", worker.addr]),
+      );
+      assertEquals(run.code, 1, run.stderr);
+      assertEquals(run.stdout, "");
+      assertEquals(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
+      assertStringIncludes(run.stderr, "error: send: ");
+      assertStringIncludes(
+        run.stderr,
+        `this worker serves program ${b.fingerprint}, the call comes from program ${a.fingerprint}`,
+      );
+      // Its own master runs.
+      const own = await within(
+        60_000,
+        runRill([b.master, "--feed", feed, "--worker-addrs", worker.addr]),
+      );
+      assertEquals(own.code, 0, own.stderr);
     } finally {
       await stopRillWorkers([worker]);
     }
