@@ -102,20 +102,21 @@ function endpointOf(
   return list[i];
 }
 
-// A worker that serves another transpiled pair is a deployment mistake, not
-// the program's: a ProgramError, which the CLI reports as one `error:` line
-// (exit 1) rather than a panic with a goroutine dump.
+// A worker that cannot be reached, refuses the token or serves another
+// transpiled pair is a deployment mistake, not the program's: a
+// ProgramError, which the CLI reports as one `error:` line (exit 1) rather
+// than a panic with a goroutine dump. Anything else stays the op's panic.
 function operationalError(e: unknown): never {
   const code = (e as { code?: unknown })?.code;
-  if (code === FAILED_PRECONDITION) {
-    throw new ProgramError(`send: ${(e as Error).message}`);
+  if (typeof code === "number" && OPERATIONAL_CODES.has(code)) {
+    throw new ProgramError((e as Error).message);
   }
   throw e;
 }
 
-// Connect's Code.FailedPrecondition; this module loads no RPC library
-// before a call (see _rpc_modules.ts).
-const FAILED_PRECONDITION = 9;
+// Connect's codes FailedPrecondition, Unavailable and Unauthenticated; this
+// module loads no RPC library before a call (see _rpc_modules.ts).
+const OPERATIONAL_CODES: ReadonlySet<number> = new Set([9, 14, 16]);
 
 // One call on the run's connection to `addr`; the connection closes when
 // its last call ends.

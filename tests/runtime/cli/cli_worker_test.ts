@@ -351,7 +351,7 @@ Deno.test("a master refuses to run on workers of another transpiled pair: one er
       assertEquals(run.code, 1, run.stderr);
       assertEquals(run.stdout, "");
       assertEquals(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
-      assertStringIncludes(run.stderr, "error: send: ");
+      assertStringIncludes(run.stderr, `error: worker ${worker.addr}: `);
       assertStringIncludes(
         run.stderr,
         `this worker serves program ${b.fingerprint}, the call comes from program ${a.fingerprint}`,
