@@ -16,7 +16,17 @@ import { programGraph } from "./program_graph.ts";
 /** The formats `graphProgram` writes. */
 export type GraphFormat = "svg" | "dot" | "mermaid";
 
-/** Every format, the default first. */
+/**
+ * Every format, the default first.
+ *
+ * @example Usage
+ * ```ts
+ * import { GRAPH_FORMATS } from "./graph.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GRAPH_FORMATS[0], "svg");
+ * ```
+ */
 export const GRAPH_FORMATS: readonly GraphFormat[] = ["svg", "dot", "mermaid"];
 
 /** Options of `graphProgram`. */

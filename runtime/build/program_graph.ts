@@ -34,6 +34,18 @@ import type { UseSite } from "../check/variable_uses.ts";
 /**
  * The most characters an op's label takes; a longer one is cut with `…`.
  * Enough for an op with a few inputs and outputs of builder-made names.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, Program } from "../../mod.ts";
+ * import { MAX_LABEL_CHARS, programGraph } from "./program_graph.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => fillConstant({ shape: [1], value: 1, out: p.globalBlock.createVar({ name: "x".repeat(200) }) }));
+ * const label = programGraph(p.desc).blocks[0].ops[0].label;
+ * assertEquals([label.length, label.at(-1)], [MAX_LABEL_CHARS, "…"]);
+ * ```
  */
 export const MAX_LABEL_CHARS = 88;
 

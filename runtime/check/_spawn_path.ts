@@ -30,6 +30,27 @@ export interface Hazard {
  * - at such a level, a writer in a go block spawned before the via op.
  * Writers before the via op on the same thread, `parallel_for` bodies
  * included, have finished before the spawn.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, go, increment, print, Program } from "../../mod.ts";
+ * import { ProgramIndex } from "./_program_index.ts";
+ * import { SpawnPath } from "./_spawn_path.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => {
+ *   const x = fillConstant({ shape: [1], value: 1 });
+ *   go(() => print(x));
+ *   increment(x);
+ * });
+ * const index = new ProgramIndex(p.desc);
+ * const [spawn] = index.spawns;
+ * const [x] = spawn.reads;
+ * const hazard = new SpawnPath(index, spawn, 0).hazard(x);
+ * assertEquals(hazard?.cause, "after_spawn");
+ * assertEquals(index.location(hazard!.op).type, "increment");
+ * ```
  */
 export class SpawnPath {
   readonly #index: ProgramIndex;
@@ -173,7 +194,23 @@ export class SpawnPath {
   }
 }
 
-// The first number in ascending `list` within [lo, hi), if any.
+/**
+ * The first number in ascending `list` within [lo, hi), by binary search.
+ *
+ * @param list Ascending numbers, or undefined for none.
+ * @param lo The least number wanted.
+ * @param hi The bound past the numbers wanted.
+ * @returns The number, or undefined.
+ *
+ * @example Usage
+ * ```ts
+ * import { first } from "./_spawn_path.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(first([2, 5, 9], 3, 9), 5);
+ * assertEquals(first([2, 5, 9], 6, 9), undefined);
+ * ```
+ */
 export function first(
   list: readonly number[] | undefined,
   lo: number,

@@ -26,6 +26,23 @@ import { type VetDraft, where } from "./_vet_draft.ts";
  * @param index The program's index, built with vet's op uses.
  * @param program The program.
  * @returns The findings, by spawned block.
+ *
+ * @example Usage
+ * ```ts
+ * import { fillConstant, go, increment, Program } from "../../mod.ts";
+ * import { ProgramIndex } from "./_program_index.ts";
+ * import { vetThreads } from "./_vet_threads.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => {
+ *   const x = fillConstant({ shape: [1], value: 1 });
+ *   go(() => increment(x));
+ *   go(() => increment(x));
+ * });
+ * const found = [...vetThreads(new ProgramIndex(p.desc), p.desc)];
+ * assertEquals(found.map((f) => [f.rule, f.block, f.op]), [["race", 1, 0]]);
+ * ```
  */
 export function* vetThreads(
   index: ProgramIndex,

@@ -45,13 +45,32 @@ import { ProgramIndex } from "./_program_index.ts";
 import { type ChannelFlow, channelFlow } from "./channel_flow.ts";
 import { opUses } from "./op_uses.ts";
 import { vetThreads } from "./_vet_threads.ts";
-import { type VetDraft, type VetRule, where } from "./_vet_draft.ts";
+import { type VetDraft, where } from "./_vet_draft.ts";
 import type { UseSite } from "./variable_uses.ts";
 
-export type { VetRule };
+/** The rules `vetProgram` checks, in the order the module's text gives. */
+export type VetRule =
+  | "race"
+  | "late_capture"
+  | "one_way_channel"
+  | "nil_select"
+  | "unused"
+  | "unreferenced_block";
 
 /** One finding of `vetProgram`. */
-export interface VetFinding extends VetDraft {
+export interface VetFinding {
+  /** The rule it breaks. */
+  readonly rule: VetRule;
+  /** The block. */
+  readonly block: number;
+  /** The op's index in the block, when an op is named. */
+  readonly op?: number;
+  /** The op's type, when an op is named. */
+  readonly opType?: string;
+  /** The variable, when one is named. */
+  readonly variable?: string;
+  /** What is wrong, after the location. */
+  readonly detail: string;
   /** The finding as one line: `block B op I (type): variable "x": detail`. */
   readonly message: string;
 }
