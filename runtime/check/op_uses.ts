@@ -4,12 +4,14 @@
  *
  * - `read`: an input, or an output the op stores into in place
  *   (`write_to_array`'s Out);
- * - `write`: a required output;
+ * - `write`: the op's result, its first output slot when required;
  * - `secondary`: a result the op fills whether or not anyone wants it, as
  *   Go's `v, _ := <-ch` names a blank: an optional output (a receive's
- *   Status, `read`'s Rows, `while`'s StepScopes), and the value and ok of
- *   a receive, which is a synchronization as much as a read (Go's
- *   `<-done`), whether `channel_recv`'s or a `select` case's;
+ *   Status, `read`'s Rows, `while`'s StepScopes), any output slot after the
+ *   first (Paddle lists an op's by-products there: reshape2's XShape,
+ *   batch_norm's saved statistics), and the value and ok of a receive,
+ *   which is a synchronization as much as a read (Go's `<-done`), whether
+ *   `channel_recv`'s or a `select` case's;
  * - `listed`: a name in the lists that `while`, `conditional_block`, `go`,
  *   `parallel_for` and `select` carry of their sub-blocks' free variables
  *   (`X`, `Input`, `Out`): the sub-block's own ops do that reading and
@@ -115,13 +117,17 @@ export function opUses(op: OpDesc): OpUse[] {
       : "read";
     for (const name of names) uses.push({ name, kind, slot });
   }
+  const result = def === undefined
+    ? op.outputs[0]?.parameter
+    : Object.keys(def.outputs)[0];
   for (const { parameter: slot, arguments: names } of op.outputs) {
     const spec = def?.outputs[slot];
     const kind: UseKind = listing?.has(slot)
       ? "listed"
       : spec?.inPlace
       ? "read"
-      : spec?.optional || SECONDARY_OUTPUTS.get(op.type) === slot
+      : spec?.optional || slot !== result ||
+          SECONDARY_OUTPUTS.get(op.type) === slot
       ? "secondary"
       : "write";
     for (const name of names) uses.push({ name, kind, slot });

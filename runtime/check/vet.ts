@@ -21,7 +21,8 @@
  * - `unused`: a variable that is written and never read, other than a
  *   persistable one (a parameter), the feed and fetch lists, a block-0
  *   variable fetched after the run, and the results an op fills whether or
- *   not anyone wants them (a receive's Status, a select case's ok).
+ *   not anyone wants them (`op_uses.ts`'s secondary results: a receive's
+ *   value and Status, a select case's ok, an op's outputs after its first).
  * - `unreferenced_block`: a block that no op's block attribute names.
  *
  * Whether two writes may overlap is placement's question
