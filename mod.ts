@@ -66,6 +66,10 @@ export { UnknownOpsError } from "./runtime/check/unknown_ops_error.ts";
 export type { UnknownOp } from "./runtime/check/unknown_ops_error.ts";
 export { dumpProgram } from "./runtime/build/dump.ts";
 export type { DumpOptions } from "./runtime/build/dump.ts";
+export { GRAPH_FORMATS, graphProgram } from "./runtime/build/graph.ts";
+export type { GraphFormat, GraphOptions } from "./runtime/build/graph.ts";
+export { vetProgram } from "./runtime/check/vet.ts";
+export type { VetFinding, VetOptions, VetRule } from "./runtime/check/vet.ts";
 export { transpile } from "./runtime/transpile/transpile.ts";
 export type {
   TranspiledPrograms,

@@ -14,7 +14,7 @@ import {
   type OpDesc,
   type ProgramDesc,
 } from "../../gen/rill/v1/framework_pb.ts";
-import type { VarInfo } from "../core/op_def.ts";
+import type { NamedVariables, VarInfo } from "../core/op_def.ts";
 import { opVariables } from "./op_variables.ts";
 import { varKindOf } from "../core/var_info.ts";
 
@@ -98,12 +98,23 @@ export class ProgramIndex {
   /** Spawned blocks by their op's number. */
   readonly spawnAt: Map<number, Spawn> = new Map();
   readonly #program: ProgramDesc;
+  readonly #uses: (op: OpDesc) => NamedVariables;
   readonly #nearestSpawn: number[];
   readonly #scope = new Map<string, VarEntry[]>();
 
-  constructor(program: ProgramDesc) {
+  /**
+   * @param program The program.
+   * @param uses What an op reads and rebinds: `opVariables` by default;
+   * vet passes one that leaves out the ops' lists of their sub-blocks'
+   * free variables, which placement counts (conservatively) as uses.
+   */
+  constructor(
+    program: ProgramDesc,
+    uses: (op: OpDesc) => NamedVariables = opVariables,
+  ) {
     const n = program.blocks.length;
     this.#program = program;
+    this.#uses = uses;
     this.parent = new Array(n).fill(-1);
     this.depth = new Array(n).fill(0);
     this.owner = new Array(n).fill(-1);
@@ -235,7 +246,7 @@ export class ProgramIndex {
     const number = this.opBlock.length;
     this.opBlock.push(b);
     this.opIndex.push(k);
-    const { reads, writes } = opVariables(op);
+    const { reads, writes } = this.#uses(op);
     for (const name of reads) {
       const v = this.#resolve(name);
       if (v !== undefined) this.#read(b, v);

@@ -134,6 +134,8 @@ function parseFlags(args: readonly string[]) {
       params: { type: "string" },
       "worker-addrs": { type: "string" },
       "all-attrs": { type: "boolean" },
+      format: { type: "string" },
+      out: { type: "string" },
       "out-dir": { type: "string" },
       "label-selector": { type: "string" },
       port: { type: "string" },

@@ -12,12 +12,20 @@ import type { Flags } from "./_command_line.ts";
 import { workerLimitUsage } from "./worker_command.ts";
 
 /** The commands: `run` is running a program, `mod.ts PROGRAM`. */
-export type Command = "run" | "dump" | "transpile" | "worker";
+export type Command =
+  | "run"
+  | "dump"
+  | "graph"
+  | "vet"
+  | "transpile"
+  | "worker";
 
 /** Every command, in the order `--help` shows them. */
 export const COMMAND_NAMES: readonly Command[] = [
   "run",
   "dump",
+  "graph",
+  "vet",
   "transpile",
   "worker",
 ];
@@ -27,6 +35,10 @@ const USAGE_LINES: Readonly<Record<Command, string>> = {
   run: "deno run -A mod.ts <program.pb|program.txtpb|MODEL_DIR> [flags]",
   dump: "deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> " +
     "[--all-attrs]",
+  graph: "deno run -A mod.ts graph <program.pb|program.txtpb|MODEL_DIR>\n" +
+    "                     [--format svg|dot|mermaid] [--out FILE]",
+  vet: "deno run -A mod.ts vet <program.pb|program.txtpb|MODEL_DIR> " +
+    "[--fetch name]",
   transpile:
     "deno run -A mod.ts transpile <program|MODEL_DIR> --out-dir DIR\n" +
     "                     [--label-selector S] [--port N]",
@@ -43,6 +55,9 @@ const USAGE_LINES: Readonly<Record<Command, string>> = {
 export const COMMAND_USAGE: Readonly<Record<Exclude<Command, "run">, string>> =
   {
     dump: "usage: dump <program.pb|MODEL_DIR> [--all-attrs]",
+    graph:
+      "usage: graph <program.pb|MODEL_DIR> [--format svg|dot|mermaid] [--out FILE]",
+    vet: "usage: vet <program.pb|MODEL_DIR> [--fetch name]",
     transpile:
       "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
     worker:
@@ -101,11 +116,12 @@ const FLAGS: readonly FlagHelp[] = [
   },
   {
     flag: "fetch",
-    commands: RUN,
+    commands: ["run", "vet"],
     text: `  --fetch name[=f.npy]
                      after the run, writes the variable to f.npy, or prints
                      "name <value>" when no file is given (repeatable;
-                     default: the variables the program's fetch ops read)`,
+                     default: the variables the program's fetch ops read);
+                     vet: the variable counts as read`,
   },
   {
     flag: "params",
@@ -183,6 +199,19 @@ const FLAGS: readonly FlagHelp[] = [
     commands: ["worker"],
     text: "", // workerLimitUsage() writes them, from their own table
   })),
+  {
+    flag: "format",
+    commands: ["graph"],
+    text:
+      `  --format F         graph: svg (default; drawn by Rill, no renderer needed),
+                     dot (Graphviz: dot -Tsvg) or mermaid (a flowchart)`,
+  },
+  {
+    flag: "out",
+    commands: ["graph"],
+    text:
+      `  --out FILE         graph: writes the picture to FILE (default: stdout)`,
+  },
   {
     flag: "all-attrs",
     commands: ["dump"],

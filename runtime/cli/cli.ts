@@ -1,9 +1,10 @@
 /**
  * The command line (docs/architecture.md §5): `deno run -A mod.ts <program> [flags]`
  * validates and runs a program; `dump <program> [--all-attrs]` prints its
- * readable form; `transpile <program> --out-dir DIR` splits a program into
- * a master and a worker; `worker DIR/worker.pb --listen HOST:PORT` serves
- * the worker.
+ * readable form; `graph <program> [--format svg|dot|mermaid]` draws it;
+ * `vet <program>` reports its likely mistakes (exit 1 when there are any);
+ * `transpile <program> --out-dir DIR` splits a program into a master and a
+ * worker; `worker DIR/worker.pb --listen HOST:PORT` serves the worker.
  * Exit codes: 0 success; 1 invalid input or usage (one `error:` line, no
  * stack trace, nothing run); 2 a panic or deadlock while running.
  *
@@ -33,6 +34,8 @@ import {
 } from "./_help.ts";
 import { VERSION } from "./version.ts";
 import { serveWorkerProgram } from "./worker_command.ts";
+import { graphCommand } from "./graph_command.ts";
+import { vetCommand } from "./vet_command.ts";
 
 export type { CliIO, CliResult };
 
@@ -101,10 +104,7 @@ async function runCommand(
     return { code: 0 };
   }
   if (first === "help") return help(positionals.slice(1), io);
-  const command: Command = first === "dump" || first === "transpile" ||
-      first === "worker"
-    ? first
-    : "run";
+  const command: Command = NAMED_COMMANDS.has(first) ? first as Command : "run";
   if (values.help) {
     io.stdout(command === "run" ? usage() : commandHelp(command));
     return { code: 0 };
@@ -122,10 +122,17 @@ async function runCommand(
   }
   if (positionals.length !== 2) throw new ProgramError(COMMAND_USAGE[command]);
   if (command === "dump") return await dumpCommand(path, values, io);
+  if (command === "graph") return await graphCommand(path, values, io);
+  if (command === "vet") return await vetCommand(path, values, io);
   if (command === "transpile") return await transpileCommand(path, values);
   if (values.listen === undefined) throw new ProgramError(COMMAND_USAGE.worker);
   return await serveWorkerProgram(path, values, io);
 }
+
+// The commands named by the first word; any other word is a program to run.
+const NAMED_COMMANDS: ReadonlySet<string> = new Set(
+  COMMAND_NAMES.filter((c) => c !== "run"),
+);
 
 // `help` alone prints every command's usage; `help CMD` one command's.
 function help(words: readonly string[], io: CliIO): CliResult {

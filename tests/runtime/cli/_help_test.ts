@@ -40,6 +40,7 @@ Deno.test("usage() lists every command and every flag the command line parses", 
     parseCommandLine([
       ...["--workers=1", "--device=cpu", "--explain", "--seed=1", "--feed=a"],
       ...["--fetch=a", "--params=p", "--worker-addrs=a", "--all-attrs"],
+      ...["--format=dot", "--out=f"],
       ...["--out-dir=d", "--label-selector=s", "--port=1", "--listen=l"],
       ...WORKER_LIMIT_FLAGS.map(({ flag }) => `--${flag}=1`),
       ...["--help", "--version"],
@@ -108,7 +109,7 @@ Deno.test("help CMD and CMD --help print that command's help; --version the vers
   const unknown = await cli(["help", "serve"]);
   assertEquals([unknown.code, unknown.stderr], [
     1,
-    'error: help: "serve" is not one of run, dump, transpile, worker\n',
+    'error: help: "serve" is not one of run, dump, graph, vet, transpile, worker\n',
   ]);
 });
 
