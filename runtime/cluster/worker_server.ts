@@ -162,7 +162,7 @@ export interface WorkerServer {
   readonly tls: boolean;
   /** The limits it holds to. */
   readonly limits: Readonly<WorkerLimits>;
-  /** How many calls it is serving now. */
+  /** How many calls it is serving now, replies still going out included. */
   readonly callsInFlight: number;
   /**
    * Stops serving: closes the listener and every connection. Calls in
@@ -260,6 +260,14 @@ export async function serveWorker(
       checkToken?.(context);
     },
   });
+  // Responses not yet closed: a call whose handler has returned still has
+  // its reply and status to send, and closing the server before they went
+  // out cuts them off ("Premature close" at the caller).
+  let openResponses = 0;
+  server.on("request", (_request, response) => {
+    openResponses++;
+    response.once("close", () => openResponses--);
+  });
   server.on("request", watcher.listener(adapter));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session: http2.ServerHttp2Session) => {
@@ -305,7 +313,7 @@ export async function serveWorker(
     tls: tls !== undefined,
     limits: config.limits,
     get callsInFlight(): number {
-      return stats.inFlight;
+      return Math.max(stats.inFlight, openResponses);
     },
     close,
     [Symbol.asyncDispose]: close,
