@@ -183,11 +183,13 @@ export function convTransposeGeometry(
     convTransposeOutputSize(base.w, axes[1]),
   ];
   const size = options.outputSize ?? least;
-  const strides = [base.sh, base.sw];
+  // Paddle lets the output grow by less than max(stride, dilation).
+  const slack = [Math.max(base.sh, base.dh), Math.max(base.sw, base.dw)];
   for (let i = 0; i < 2; i++) {
     if (
+      size.length !== 2 || least[i] <= 0 ||
       !(Number.isInteger(size[i]) && size[i] >= least[i] &&
-        size[i] < least[i] + strides[i]) || least[i] <= 0
+        size[i] < least[i] + slack[i])
     ) {
       fail(
         `output size ${formatShape(size)} is not within a stride of ` +

@@ -301,10 +301,11 @@ export interface Conv2dKernelOptions extends WindowOptions {
 /** Options of {@linkcode Kernels.conv2dTranspose}. */
 export interface Conv2dTransposeKernelOptions extends Conv2dKernelOptions {
   /**
-   * The result's `[height, width]`; rows and columns past the smallest
-   * size, `(in − 1)·stride − paddings + dilation·(k − 1) + 1`, receive no
-   * tap and come out zero. It may exceed the smallest size by less than a
-   * stride.
+   * The result's `[height, width]`: at least the smallest size,
+   * `(in − 1)·stride − paddings + dilation·(k − 1) + 1`, and less than
+   * that plus the larger of the stride and the dilation. The rows and
+   * columns past the smallest size hold the taps that the bottom and
+   * right paddings would cut off (zero beyond them).
    *
    * @default {the smallest size}
    */

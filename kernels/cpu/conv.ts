@@ -94,9 +94,9 @@ export function conv2d(
  * 2-D transposed convolution (the gradient of {@linkcode conv2d} with
  * respect to its input): X `[N, C, H, W]` and a filter `[C, OC / groups,
  * KH, KW]` give `[N, OC, OH, OW]`, where each input element adds its
- * value times the filter into the window it reaches; `outputSize` may add
- * up to a stride less one of rows and columns, which only the padding
- * reaches.
+ * value times the filter into the window it reaches, less the paddings
+ * cut off each side; `outputSize` keeps up to a stride less one more rows
+ * and columns at the bottom and right.
  *
  * @param x The input, of a float dtype.
  * @param filter The filter, of X's dtype.
