@@ -1,17 +1,22 @@
 // The float32 depthwise convolution (one input channel per group), NCHW:
 // output channel o reads input channel floor(o / ocg) alone.
 //
-// Tap by tap: for each of the KH·KW taps, every output element whose tap
-// lands inside the input adds weight · input. The range of output columns
-// a tap reaches is computed once per tap, so the inner loop has no
-// branch; the plane's sums are float64 and each is rounded once when
-// stored, so the result does not depend on the order of the taps.
+// Every output element is a float64 sum of its taps, rounded once when
+// stored. Two loop orders, chosen by the filter's size:
+//   3×3 (the common case): output by output, the nine weights in locals;
+//     an output whose window lies inside the input sums its nine taps with
+//     no checks, the few at the borders go through `edgeSum`.
+//   any other size: tap by tap over a float64 plane of sums, the range of
+//     output columns each tap reaches worked out once, so the inner loop
+//     has no branch.
+// The two orders add the taps in different orders; the choice depends on
+// the filter's shape alone, so the same shapes always give the same bits.
 
 import type { WindowGeometry } from "../conv_geometry.ts";
 
 /**
  * Depthwise convolution of `x` by `f` into `out` (all NCHW float32, `out`
- * zero-filled and `n·oc·oh·ow` long).
+ * `n·oc·oh·ow` long).
  *
  * @param x The input, `[N, C, H, W]`.
  * @param f The filter, `[OC, 1, KH, KW]`.
@@ -19,6 +24,83 @@ import type { WindowGeometry } from "../conv_geometry.ts";
  * @param g The checked geometry; `g.cg` must be 1.
  */
 export function depthwiseFloat32(
+  x: Float32Array,
+  f: Float32Array,
+  out: Float32Array,
+  g: WindowGeometry,
+): void {
+  if (g.kh === 3 && g.kw === 3) depthwise3x3(x, f, out, g);
+  else depthwiseByTap(x, f, out, g);
+}
+
+function depthwise3x3(
+  x: Float32Array,
+  f: Float32Array,
+  out: Float32Array,
+  g: WindowGeometry,
+): void {
+  const { h, w, oh, ow, sh, sw, dh, dw, pt, pl, ocg } = g;
+  // Output columns [j0, j1) have all three taps inside the input.
+  const j0 = Math.min(ow, Math.max(0, Math.ceil(pl / sw)));
+  const j1 = Math.max(
+    j0,
+    Math.min(ow, Math.floor((w - 1 - 2 * dw + pl) / sw) + 1),
+  );
+  for (let n = 0; n < g.n; n++) {
+    for (let o = 0; o < g.oc; o++) {
+      const plane = (n * g.c + Math.floor(o / ocg)) * h * w;
+      const k = o * 9;
+      const w0 = f[k], w1 = f[k + 1], w2 = f[k + 2];
+      const w3 = f[k + 3], w4 = f[k + 4], w5 = f[k + 5];
+      const w6 = f[k + 6], w7 = f[k + 7], w8 = f[k + 8];
+      for (let i = 0; i < oh; i++) {
+        const y = i * sh - pt;
+        const at = ((n * g.oc + o) * oh + i) * ow;
+        const inside = y >= 0 && y + 2 * dh < h;
+        if (inside) {
+          const r0 = plane + y * w - pl, r1 = r0 + dh * w, r2 = r1 + dh * w;
+          for (let j = j0; j < j1; j++) {
+            const c = j * sw;
+            out[at + j] = w0 * x[r0 + c] + w1 * x[r0 + c + dw] +
+              w2 * x[r0 + c + 2 * dw] + w3 * x[r1 + c] + w4 * x[r1 + c + dw] +
+              w5 * x[r1 + c + 2 * dw] + w6 * x[r2 + c] + w7 * x[r2 + c + dw] +
+              w8 * x[r2 + c + 2 * dw];
+          }
+        }
+        for (let j = 0; j < ow; j++) {
+          if (inside && j === j0) j = j1;
+          if (j < ow) out[at + j] = edgeSum(x, f, k, plane, i, j, g);
+        }
+      }
+    }
+  }
+}
+
+// The sum of output (i, j)'s taps that lie inside the input, in tap order.
+function edgeSum(
+  x: Float32Array,
+  f: Float32Array,
+  k: number,
+  plane: number,
+  i: number,
+  j: number,
+  g: WindowGeometry,
+): number {
+  let sum = 0;
+  for (let a = 0; a < g.kh; a++) {
+    const y = i * g.sh - g.pt + a * g.dh;
+    if (y < 0 || y >= g.h) continue;
+    for (let b = 0; b < g.kw; b++) {
+      const xx = j * g.sw - g.pl + b * g.dw;
+      if (xx >= 0 && xx < g.w) {
+        sum += f[k + a * g.kw + b] * x[plane + y * g.w + xx];
+      }
+    }
+  }
+  return sum;
+}
+
+function depthwiseByTap(
   x: Float32Array,
   f: Float32Array,
   out: Float32Array,
@@ -54,7 +136,9 @@ export function depthwiseFloat32(
             if (sw === 1) {
               for (let j = lo; j < hi; j++) sum[s0 + j] += wv * x[row + j];
             } else {
-              for (let j = lo; j < hi; j++) sum[s0 + j] += wv * x[row + j * sw];
+              for (let j = lo; j < hi; j++) {
+                sum[s0 + j] += wv * x[row + j * sw];
+              }
             }
           }
         }

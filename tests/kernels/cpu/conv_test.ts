@@ -77,6 +77,18 @@ Deno.test("conv2d() matches the reference on every path and option", () => {
       strides: [2, 3],
       dilations: [1, 2],
     }, dtype);
+    checkConv([2, 4, 9, 10], [8, 1, 3, 3], {
+      groups: 4,
+      paddings: [2, 1, 0, 2],
+      strides: [2, 3],
+      dilations: [2, 1],
+    }, dtype);
+    checkConv(
+      [1, 2, 2, 2],
+      [2, 1, 3, 3],
+      { groups: 2, paddings: [1, 1, 1, 1] },
+      dtype,
+    );
     checkConv([1, 3, 16, 16], [3, 1, 7, 7], {
       groups: 3,
       paddings: [15, 15, 15, 15],
