@@ -10,13 +10,23 @@ import type {
   Conv2dTransposeKernelOptions,
   Pool2dKernelOptions,
 } from "./device.ts";
-import { isFloatDType } from "./dtype.ts";
-import type { Tensor } from "./tensor.ts";
+import { type DType, isFloatDType } from "./dtype.ts";
 import {
   convOutputSize,
   convTransposeOutputSize,
   poolOutputSize,
 } from "./window_size.ts";
+
+/**
+ * What the geometry reads of an operand: its dims and element type (a
+ * `Tensor`, or a tensor on a device).
+ */
+export interface Shaped {
+  /** The dims. */
+  readonly shape: readonly number[];
+  /** The element type. */
+  readonly dtype: DType;
+}
 
 /**
  * The sizes of one call, in NCHW terms whatever the layout: `c`, `h`, `w`
@@ -87,8 +97,8 @@ export interface WindowGeometry {
  * ```
  */
 export function convGeometry(
-  x: Tensor,
-  filter: Tensor,
+  x: Shaped,
+  filter: Shaped,
   options: Conv2dKernelOptions = {},
 ): WindowGeometry {
   const base = windowBase("conv2d", x, options, options.dilations);
@@ -155,8 +165,8 @@ export function convGeometry(
  * ```
  */
 export function convTransposeGeometry(
-  x: Tensor,
-  filter: Tensor,
+  x: Shaped,
+  filter: Shaped,
   options: Conv2dTransposeKernelOptions = {},
 ): WindowGeometry {
   const action = "conv2d_transpose";
@@ -233,7 +243,7 @@ export function convTransposeGeometry(
  * ```
  */
 export function poolGeometry(
-  x: Tensor,
+  x: Shaped,
   options: Pool2dKernelOptions,
 ): WindowGeometry {
   const base = windowBase("pool2d", x, options, undefined);
@@ -288,7 +298,7 @@ interface WindowBase {
 // The input's dims and the options every window shares, checked.
 function windowBase(
   action: string,
-  x: Tensor,
+  x: Shaped,
   options: Conv2dKernelOptions,
   dilations: readonly number[] | undefined,
 ): WindowBase {
@@ -347,7 +357,7 @@ function windowAxes(base: WindowBase, kh: number, kw: number) {
 function fourDims(
   action: string,
   what: string,
-  t: Tensor,
+  t: Shaped,
 ): [number, number, number, number] {
   if (t.shape.length !== 4) {
     throw new RangeError(
@@ -384,7 +394,7 @@ function groupsOf(action: string, groups: number | undefined): number {
   return g;
 }
 
-function checkFloatPair(action: string, x: Tensor, filter: Tensor): void {
+function checkFloatPair(action: string, x: Shaped, filter: Shaped): void {
   if (!isFloatDType(x.dtype) || filter.dtype !== x.dtype) {
     throw new TypeError(
       `${action}: input "${x.dtype}" and filter "${filter.dtype}" are not one float type`,
