@@ -82,6 +82,18 @@ Deno.test({
       strides: [2, 2],
       paddings: [2, 1, 2, 2],
     });
+    // Rows of whole vec4s, unit stride across: four columns at a time.
+    await checkConv([2, 6, 12, 16], [6, 1, 3, 3], {
+      groups: 6,
+      paddings: [1, 1, 1, 1],
+    });
+    await checkConv([1, 4, 9, 8], [8, 1, 5, 5], {
+      groups: 4,
+      strides: [2, 1],
+      dilations: [2, 1],
+      paddings: [4, 3, 2, 2],
+    });
+    await checkConv([1, 2, 5, 4], [2, 1, 3, 1], { groups: 2 });
     await checkConv([1, 3, 20, 20], [3, 1, 7, 7], {
       groups: 3,
       dilations: [5, 5],
