@@ -1,18 +1,26 @@
 // The float32 depthwise convolution (one input channel per group), NCHW:
 // output channel o reads input channel floor(o / ocg) alone.
 //
-// Every output element is a float64 sum of its taps, rounded once when
-// stored. Two loop orders, chosen by the filter's size:
-//   3×3 (the common case): output by output, the nine weights in locals;
-//     an output whose window lies inside the input sums its nine taps with
-//     no checks, the few at the borders go through `edgeSum`.
+// Three ways, chosen from the strides and the filter's shape alone, so the
+// same shapes always give the same bits:
+//   unit stride across: WASM SIMD (wasm/_window_module.ts), four output
+//     columns at a time over a zero-padded copy of each input plane in the
+//     module's memory; f32 sums in tap order, one rounding per multiply and
+//     per add, as the gemm's.
+//   3×3 otherwise: output by output in float64, the nine weights in
+//     locals; an output whose window lies inside the input sums its taps
+//     with no checks, the few at the borders go through `edgeSum`.
 //   any other size: tap by tap over a float64 plane of sums, the range of
 //     output columns each tap reaches worked out once, so the inner loop
 //     has no branch.
-// The two orders add the taps in different orders; the choice depends on
-// the filter's shape alone, so the same shapes always give the same bits.
+// The float64 ways round each output once when it is stored.
+//
+// The WASM way's layout in the convolution workspace (_conv_workspace.ts):
+// the whole filter, one packed input plane, the zero-padded plane, one
+// output plane.
 
 import type { WindowGeometry } from "../conv_geometry.ts";
+import { aligned, reserve, windowKernels } from "./_conv_workspace.ts";
 
 /**
  * Depthwise convolution of `x` by `f` into `out` (all NCHW float32, `out`
@@ -29,8 +37,56 @@ export function depthwiseFloat32(
   out: Float32Array,
   g: WindowGeometry,
 ): void {
-  if (g.kh === 3 && g.kw === 3) depthwise3x3(x, f, out, g);
+  if (g.sw === 1) depthwiseWasm(x, f, out, g);
+  else if (g.kh === 3 && g.kw === 3) depthwise3x3(x, f, out, g);
   else depthwiseByTap(x, f, out, g);
+}
+
+function depthwiseWasm(
+  x: Float32Array,
+  f: Float32Array,
+  out: Float32Array,
+  g: WindowGeometry,
+): void {
+  const { h, w, oh, ow, kh, kw, sh, dh, dw, pt, pl, ocg } = g;
+  // The padded plane holds every position a tap reaches: at unit stride
+  // across, columns [−pl, ow + (kw − 1)·dw − pl), rows up to the last
+  // output row's last tap.
+  const wp = ow + (kw - 1) * dw;
+  const hp = (oh - 1) * sh + (kh - 1) * dh + 1;
+  const rawAt = aligned(4 * f.length);
+  const paddedAt = aligned(rawAt + 4 * h * w);
+  const outAt = aligned(paddedAt + 4 * hp * wp);
+  const memory = reserve(outAt + 4 * oh * ow).memory;
+  const kernel = windowKernels({ kh, kw, dw });
+  const f32 = new Float32Array(memory.buffer);
+  f32.set(f, 0);
+  // The padding stays zero: every plane writes the same interior.
+  f32.fill(0, paddedAt / 4, paddedAt / 4 + hp * wp);
+  const rows = Math.max(0, Math.min(h, hp - pt));
+  const cols = Math.max(0, Math.min(w, wp - pl));
+  const interior = paddedAt + 4 * (pt * wp + pl);
+  const result = f32.subarray(outAt / 4, outAt / 4 + oh * ow);
+  for (let n = 0; n < g.n; n++) {
+    for (let o = 0; o < g.oc; o++) {
+      if (o % ocg === 0) {
+        const plane = (n * g.c + o / ocg) * h * w;
+        f32.set(x.subarray(plane, plane + h * w), rawAt / 4);
+        kernel.pad_rows(rawAt, interior, rows, cols, 4 * w, 4 * wp);
+      }
+      kernel.depthwise(
+        paddedAt,
+        4 * o * kh * kw,
+        outAt,
+        oh,
+        ow,
+        4 * wp,
+        sh,
+        dh,
+      );
+      out.set(result, (n * g.oc + o) * oh * ow);
+    }
+  }
 }
 
 function depthwise3x3(

@@ -60,6 +60,25 @@ Deno.test("conv2d() matches the reference on every path and option", () => {
       paddings: [2, 2, 3, 3],
     }, dtype);
     checkConv([1, 16, 17, 17], [16, 16, 1, 1], {}, dtype);
+    // The last input row and column reach no tap.
+    checkConv([1, 3, 8, 12], [4, 3, 3, 3], { strides: [2, 2] }, dtype);
+    checkConv(
+      [1, 3, 8, 12],
+      [3, 1, 3, 3],
+      { strides: [2, 1], groups: 3 },
+      dtype,
+    );
+    checkConv([2, 5, 12, 20], [7, 5, 3, 5], {
+      strides: [3, 1],
+      dilations: [1, 2],
+      paddings: [0, 2, 4, 1],
+    }, dtype);
+    checkConv([1, 4, 11, 12], [8, 1, 3, 3], {
+      groups: 4,
+      strides: [2, 1],
+      dilations: [2, 1],
+      paddings: [2, 1, 1, 0],
+    }, dtype);
     checkConv([1, 16, 17, 17], [16, 16, 3, 3], {
       strides: [2, 2],
       paddings: [1, 1, 1, 1],
