@@ -104,13 +104,21 @@ for (const c of CASES) {
     randomFloat32(c.n * c.c * c.hw * c.hw, 1),
   );
   const fShape = [c.oc, c.depthwise ? 1 : c.c, 3, 3];
-  const f = new Tensor("float32", fShape, randomFloat32(c.oc * fShape[1] * 9, 2));
+  const f = new Tensor(
+    "float32",
+    fShape,
+    randomFloat32(c.oc * fShape[1] * 9, 2),
+  );
   const options = { paddings: [1, 1, 1, 1], groups: c.depthwise ? c.c : 1 };
   const gx = batch.upload(x), gf = batch.upload(f);
   // tfjs operands (NHWC; HWIO or HW·C·1), made in the backend they serve.
   const tfOperands = async (backend: string) => {
     await useBackend(backend);
-    const input = tf.randomUniform([c.n, c.hw, c.hw, c.c], -0.5, 0.5) as tf.Tensor4D;
+    const input = tf.randomUniform(
+      [c.n, c.hw, c.hw, c.c],
+      -0.5,
+      0.5,
+    ) as tf.Tensor4D;
     const filter = tf.randomUniform(
       [3, 3, c.c, c.depthwise ? 1 : c.oc],
       -0.5,
@@ -173,7 +181,9 @@ for (const c of CASES) {
 }
 
 globalThis.addEventListener("unload", () => {
-  console.log("\nms, median (best); GFLOPS of the median; read-back included on the GPU:");
+  console.log(
+    "\nms, median (best); GFLOPS of the median; read-back included on the GPU:",
+  );
   for (const c of CASES) {
     const median = new Map<Row, number>();
     const cells = ROWS.map((row) => {
