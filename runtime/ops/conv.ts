@@ -19,6 +19,7 @@ import {
   convOutputSize,
   convTransposeOutputSize,
 } from "../../kernels/window_size.ts";
+import { AttrError } from "../core/attr_read.ts";
 import {
   attr,
   type AttrValues,
@@ -90,7 +91,7 @@ function convOp<A extends ConvAttrs>(
       checkLayout("data_format", a.data_format);
       checkWindowAttrs(a, { dilations: a.dilations });
       if (a.groups < 1) {
-        throw new RangeError(`groups ${a.groups} is not a positive integer`);
+        throw new AttrError("groups", `${a.groups} is not a positive integer`);
       }
       for (const unread of ["Bias", "ResidualData"]) {
         if (ctx.hasInput(unread)) {
@@ -212,7 +213,9 @@ function transposeRule(
 }
 
 // The output's [h, w]: output_size if given, else the smallest size plus
-// output_padding; -1 where an input dim is unknown.
+// output_padding; -1 where an input dim is unknown. Throws when a known
+// output_size or output_padding leaves the range Paddle allows: at least
+// the smallest size, less than it plus max(stride, dilation).
 function transposeSize(
   a: TransposeAttrs,
   input: readonly number[],
@@ -220,8 +223,10 @@ function transposeSize(
 ): number[] {
   const { paddings, dilations } = resolveWindow(a, input, kernel, a.dilations);
   return [0, 1].map((i) => {
-    if (a.output_size.length > 0) return a.output_size[i];
-    if (input[i] < 0 || kernel[i] < 0 || paddings[2 * i] < 0) return -1;
+    const given = a.output_size.length > 0 ? a.output_size[i] : undefined;
+    if (input[i] < 0 || kernel[i] < 0 || paddings[2 * i] < 0) {
+      return given ?? -1;
+    }
     const least = convTransposeOutputSize(input[i], {
       kernel: kernel[i],
       stride: a.strides[i],
@@ -229,7 +234,17 @@ function transposeSize(
       before: paddings[2 * i],
       after: paddings[2 * i + 1],
     });
-    return least + (a.output_padding[i] ?? 0);
+    const size = given ?? least + (a.output_padding[i] ?? 0);
+    const slack = Math.max(a.strides[i], dilations[i]);
+    if (!(size >= least && size < least + slack) || least <= 0) {
+      throw new RangeError(
+        `output ${i === 0 ? "height" : "width"} ${size} is not within a ` +
+          `stride of ${least}, the least for input ${
+            shapeText(input)
+          } spatial dims`,
+      );
+    }
+    return size;
   });
 }
 

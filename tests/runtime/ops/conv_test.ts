@@ -350,3 +350,15 @@ Deno.test("conv2d() builds the op with the options given and Paddle's defaults f
     refTensor(refConv2d(x, f), "float32").toNested(),
   );
 });
+
+Deno.test("conv2d_transpose refuses at validation an output_size beyond a stride of the least", () => {
+  const desc = declared("conv2d_transpose", [1, 2, 3, 3], [2, 1, 3, 3], [
+    { name: "strides", type: AttrType.INTS, ints: [2, 2] },
+    { name: "output_size", type: AttrType.INTS, ints: [9, 7] },
+  ]);
+  const e = assertThrows(() => validateProgram(desc), ProgramError);
+  assertEquals(
+    e.message,
+    "block 0 op 0 (conv2d_transpose): output height 9 is not within a stride of 7, the least for input [3, 3] spatial dims",
+  );
+});
