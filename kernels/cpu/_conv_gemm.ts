@@ -25,6 +25,20 @@ import { gemmScratchBytes, packedBBytes } from "./wasm/gemm.ts";
  * @param f The filter, `[OC, CG, KH, KW]`.
  * @param out The result, `[N, OC, OH, OW]`.
  * @param g The checked geometry.
+ *
+ * @example Usage
+ * ```ts
+ * import { convGemmFloat32 } from "./_conv_gemm.ts";
+ * import { convGeometry } from "../conv_geometry.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([[[[1, 2]], [[3, 4]]]], "float32"); // [1, 2, 1, 2]
+ * const f = Tensor.fromArray([[[[1]], [[10]]]], "float32"); // [1, 2, 1, 1]
+ * const out = new Float32Array(2);
+ * convGemmFloat32(x.data as Float32Array, f.data as Float32Array, out, convGeometry(x, f));
+ * assertEquals([...out], [31, 42]);
+ * ```
  */
 export function convGemmFloat32(
   x: Float32Array,

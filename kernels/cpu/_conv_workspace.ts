@@ -61,6 +61,15 @@ const windows = new Map<string, WindowKernels>();
  *
  * @param bytes The bytes the call will use.
  * @returns The kernel; `kernel.memory` is the workspace.
+ *
+ * @example Usage
+ * ```ts
+ * import { reserve } from "./_conv_workspace.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(reserve(100_000).memory.buffer.byteLength >= 100_000, true);
+ * assertEquals(reserve(0), reserve(10));
+ * ```
  */
 export function reserve(bytes: number): GemmKernel {
   gemm ??= new GemmKernel(new WebAssembly.Memory({ initial: 1 }));
@@ -76,6 +85,16 @@ export function reserve(bytes: number): GemmKernel {
  *
  * @param taps The filter's height, width and column dilation.
  * @returns The kernels.
+ *
+ * @example Usage
+ * ```ts
+ * import { windowKernels } from "./_conv_workspace.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const taps = { kh: 3, kw: 3, dw: 1 };
+ * assertEquals(windowKernels(taps), windowKernels(taps));
+ * assertEquals(typeof windowKernels(taps).pack, "function");
+ * ```
  */
 export function windowKernels(taps: WindowTaps): WindowKernels {
   const key = `${taps.kh}×${taps.kw}×${taps.dw}`;
@@ -96,6 +115,14 @@ export function windowKernels(taps: WindowTaps): WindowKernels {
  *
  * @param bytes A byte offset.
  * @returns The aligned offset.
+ *
+ * @example Usage
+ * ```ts
+ * import { aligned } from "./_conv_workspace.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals([aligned(0), aligned(1), aligned(64)], [0, 64, 64]);
+ * ```
  */
 export function aligned(bytes: number): number {
   return Math.ceil(bytes / 64) * 64;

@@ -30,6 +30,20 @@ import { aligned, reserve, windowKernels } from "./_conv_workspace.ts";
  * @param f The filter, `[OC, 1, KH, KW]`.
  * @param out The result, `[N, OC, OH, OW]`.
  * @param g The checked geometry; `g.cg` must be 1.
+ *
+ * @example Usage
+ * ```ts
+ * import { depthwiseFloat32 } from "./_depthwise.ts";
+ * import { convGeometry } from "../conv_geometry.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([[[[1, 2, 3]], [[4, 5, 6]]]], "float32"); // [1, 2, 1, 3]
+ * const f = Tensor.fromArray([[[[1, 1]]], [[[2, 0]]]], "float32"); // [2, 1, 1, 2]
+ * const out = new Float32Array(4);
+ * depthwiseFloat32(x.data as Float32Array, f.data as Float32Array, out, convGeometry(x, f, { groups: 2 }));
+ * assertEquals([...out], [3, 5, 8, 10]);
+ * ```
  */
 export function depthwiseFloat32(
   x: Float32Array,

@@ -22,7 +22,18 @@ import type { GpuTensor } from "./gpu_tensor.ts";
 import { reduce } from "./reduce.ts";
 import { transpose } from "./shape.ts";
 
-/** The most taps a window the GPU kernel walks may have. */
+/**
+ * The most taps a window the GPU kernel walks may have: f32 sums of more
+ * terms could leave the bound on the `pool2d` entry of GPU_KERNELS.
+ *
+ * @example Usage
+ * ```ts
+ * import { MAX_WINDOW } from "./pool.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(MAX_WINDOW * 2 ** -24, 2 ** -14);
+ * ```
+ */
 export const MAX_WINDOW = 1024;
 
 const WORKGROUP = 64;

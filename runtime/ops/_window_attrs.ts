@@ -26,6 +26,15 @@ const ALGORITHMS = ["EXPLICIT", "SAME", "VALID"];
  * @param name The attribute's name.
  * @param value Its value.
  * @throws {AttrError} For any other value.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkLayout } from "./_window_attrs.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * checkLayout("data_format", "AnyLayout");
+ * assertThrows(() => checkLayout("data_format", "NDHWC"));
+ * ```
  */
 export function checkLayout(name: string, value: string): void {
   if (!LAYOUTS.includes(value)) {
@@ -41,6 +50,14 @@ export function checkLayout(name: string, value: string): void {
  *
  * @param value NCHW, NHWC or AnyLayout.
  * @returns True for NHWC.
+ *
+ * @example Usage
+ * ```ts
+ * import { channelLast } from "./_window_attrs.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals([channelLast("NHWC"), channelLast("AnyLayout")], [true, false]);
+ * ```
  */
 export function channelLast(value: string): boolean {
   return value === "NHWC";
@@ -64,6 +81,16 @@ export interface WindowAttrs {
  * @param a The attributes.
  * @param pairs More two-value attributes, by name.
  * @throws {AttrError} Naming the attribute that is wrong.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkWindowAttrs } from "./_window_attrs.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * const a = { strides: [1, 1], paddings: [1, 1, 0, 0], padding_algorithm: "SAME" };
+ * checkWindowAttrs(a, { dilations: [1, 1] });
+ * assertThrows(() => checkWindowAttrs({ ...a, paddings: [1, 1, 1] }));
+ * ```
  */
 export function checkWindowAttrs(
   a: WindowAttrs,
@@ -117,6 +144,18 @@ export interface ResolvedWindow {
  * @param kernel The window's `[height, width]` (undilated).
  * @param dilations The `dilations` attribute (`[1, 1]` for pooling).
  * @returns The four paddings and the dilations.
+ *
+ * @example Usage
+ * ```ts
+ * import { resolveWindow } from "./_window_attrs.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const a = { strides: [2, 2], paddings: [0, 0], padding_algorithm: "SAME" };
+ * assertEquals(resolveWindow(a, [5, -1], [3, 3], [2, 2]), {
+ *   paddings: [1, 1, -1, -1],
+ *   dilations: [1, 1],
+ * });
+ * ```
  */
 export function resolveWindow(
   a: WindowAttrs,
@@ -154,6 +193,14 @@ export function resolveWindow(
  * @param shape A rank-4 shape.
  * @param last Channels last.
  * @returns `[channels, height, width]`.
+ *
+ * @example Usage
+ * ```ts
+ * import { splitLayout } from "./_window_attrs.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(splitLayout([8, 56, 56, 64], true), [64, 56, 56]);
+ * ```
  */
 export function splitLayout(
   shape: readonly number[],
@@ -170,6 +217,14 @@ export function splitLayout(
  * @param hw `[height, width]`.
  * @param last Channels last.
  * @returns `[n, c, h, w]` or `[n, h, w, c]`.
+ *
+ * @example Usage
+ * ```ts
+ * import { joinLayout } from "./_window_attrs.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(joinLayout(8, 64, [28, 28], false), [8, 64, 28, 28]);
+ * ```
  */
 export function joinLayout(
   n: number,
@@ -185,6 +240,14 @@ export function joinLayout(
  *
  * @param shape Dims, -1 unknown.
  * @returns The text.
+ *
+ * @example Usage
+ * ```ts
+ * import { shapeText } from "./_window_attrs.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(shapeText([-1, 3, 224, 224]), "[?, 3, 224, 224]");
+ * ```
  */
 export function shapeText(shape: readonly number[]): string {
   return `[${shape.map((d) => (d < 0 ? "?" : String(d))).join(", ")}]`;

@@ -49,6 +49,16 @@ export interface WindowTaps {
  *
  * @param taps The filter's size and column dilation.
  * @returns The module's bytes.
+ *
+ * @example Usage
+ * ```ts
+ * import { buildWindowModule } from "./_window_module.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const module = new WebAssembly.Module(buildWindowModule({ kh: 3, kw: 3, dw: 1 }));
+ * const names = WebAssembly.Module.exports(module).map((e) => e.name);
+ * assertEquals(names, ["pad_rows", "depthwise", "pack"]);
+ * ```
  */
 export function buildWindowModule(
   taps: WindowTaps,
