@@ -157,6 +157,17 @@ export type {
   SplitKernelOptions,
   UnaryKind,
 } from "./kernels/device.ts";
+export type {
+  BatchNormKernelOptions,
+  Conv2dKernelOptions,
+  Conv2dTransposeKernelOptions,
+  GroupNormKernelOptions,
+  LayerNormKernelOptions,
+  NormKernelOptions,
+  Pool2dKernelOptions,
+  PoolKind,
+  WindowOptions,
+} from "./kernels/device.ts";
 export type { CounterKey } from "./kernels/counter_random.ts";
 export { decodeNpy, encodeNpy } from "./kernels/npy.ts";
 export {

@@ -237,6 +237,187 @@ export type SplitKernelOptions = { readonly num: number } | {
   readonly sections: readonly number[];
 };
 
+/** Kinds of {@linkcode Kernels.pool2d}. */
+export type PoolKind = "max" | "avg";
+
+/**
+ * Every pooling kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { POOL_KINDS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(POOL_KINDS, ["max", "avg"]);
+ * ```
+ */
+export const POOL_KINDS: readonly PoolKind[] = ["max", "avg"];
+
+/**
+ * The window geometry of {@linkcode Kernels.conv2d} and
+ * {@linkcode Kernels.pool2d}, already resolved: explicit paddings on all
+ * four sides (a padding algorithm or two-value paddings are the op's to
+ * resolve).
+ */
+export interface WindowOptions {
+  /**
+   * Steps of the window, `[down, across]`.
+   *
+   * @default {[1, 1]}
+   */
+  readonly strides?: readonly number[];
+  /**
+   * Zeros (or, for pooling, positions outside the input) added on each
+   * side: `[top, bottom, left, right]`.
+   *
+   * @default {[0, 0, 0, 0]}
+   */
+  readonly paddings?: readonly number[];
+  /**
+   * Channels last: the input and the result are NHWC rather than NCHW.
+   *
+   * @default {false}
+   */
+  readonly channelLast?: boolean;
+}
+
+/** Options of {@linkcode Kernels.conv2d}. */
+export interface Conv2dKernelOptions extends WindowOptions {
+  /**
+   * Spacing of the filter's taps, `[down, across]`.
+   *
+   * @default {[1, 1]}
+   */
+  readonly dilations?: readonly number[];
+  /**
+   * Channel groups convolved apart: input channel group g meets output
+   * channel group g only.
+   *
+   * @default {1}
+   */
+  readonly groups?: number;
+}
+
+/** Options of {@linkcode Kernels.conv2dTranspose}. */
+export interface Conv2dTransposeKernelOptions extends Conv2dKernelOptions {
+  /**
+   * The result's `[height, width]`: at least the smallest size,
+   * `(in − 1)·stride − paddings + dilation·(k − 1) + 1`, and less than
+   * that plus the larger of the stride and the dilation. The rows and
+   * columns past the smallest size hold the taps that the bottom and
+   * right paddings would cut off (zero beyond them).
+   *
+   * @default {the smallest size}
+   */
+  readonly outputSize?: readonly number[];
+}
+
+/** Options of {@linkcode Kernels.pool2d}. */
+export interface Pool2dKernelOptions extends WindowOptions {
+  /** The window's `[height, width]`, or with `adaptive` the result's. */
+  readonly ksize: readonly number[];
+  /**
+   * Count windows with a ceiling rather than a floor, so a last partial
+   * window makes an output.
+   *
+   * @default {false}
+   */
+  readonly ceilMode?: boolean;
+  /**
+   * Average over the window's positions inside the input only; otherwise
+   * over `ksize[0]·ksize[1]` (Paddle's rule, padding counted as zeros).
+   *
+   * @default {true}
+   */
+  readonly exclusive?: boolean;
+  /**
+   * Adaptive pooling: the result is `ksize` and output i covers input
+   * `[floor(i·in/out), ceil((i + 1)·in/out))`; strides and paddings are
+   * not read.
+   *
+   * @default {false}
+   */
+  readonly adaptive?: boolean;
+}
+
+/** Options of {@linkcode Kernels.batchNorm}. */
+export interface BatchNormKernelOptions {
+  /** The per-channel means. */
+  readonly mean: Tensor;
+  /** The per-channel variances. */
+  readonly variance: Tensor;
+  /**
+   * The per-channel scale.
+   *
+   * @default {ones}
+   */
+  readonly scale?: Tensor;
+  /**
+   * The per-channel shift.
+   *
+   * @default {zeros}
+   */
+  readonly bias?: Tensor;
+  /**
+   * Added to each variance before its square root.
+   *
+   * @default {1e-5}
+   */
+  readonly epsilon?: number;
+  /**
+   * The channel is X's last dim rather than dim 1.
+   *
+   * @default {false}
+   */
+  readonly channelLast?: boolean;
+}
+
+/** Options of the normalizations that compute their own statistics. */
+export interface NormKernelOptions {
+  /**
+   * The scale, one per normalized channel (per element of a normalized
+   * row for {@linkcode Kernels.layerNorm}).
+   *
+   * @default {ones}
+   */
+  readonly scale?: Tensor;
+  /**
+   * The shift, shaped as the scale.
+   *
+   * @default {zeros}
+   */
+  readonly bias?: Tensor;
+  /**
+   * Added to each variance before its square root.
+   *
+   * @default {1e-5}
+   */
+  readonly epsilon?: number;
+}
+
+/** Options of {@linkcode Kernels.layerNorm}. */
+export interface LayerNormKernelOptions extends NormKernelOptions {
+  /**
+   * The first normalized dim: each row of X flattened to
+   * `[prod(dims before it), prod(the rest)]` is normalized.
+   *
+   * @default {1}
+   */
+  readonly beginNormAxis?: number;
+}
+
+/** Options of {@linkcode Kernels.groupNorm}. */
+export interface GroupNormKernelOptions extends NormKernelOptions {
+  /** How many groups the channels are cut into. */
+  readonly groups: number;
+  /**
+   * The channel is X's last dim rather than dim 1.
+   *
+   * @default {false}
+   */
+  readonly channelLast?: boolean;
+}
+
 /**
  * Every kernel, by name. Shapes broadcast as NumPy; an `axis` of -1 is
  * NumPy's rule and `axis >= 0` is Fluid's (see kernels/broadcast.ts).
@@ -359,6 +540,53 @@ export interface Kernels {
     std: number,
     key: CounterKey,
   ) => Tensor;
+  /**
+   * 2-D convolution (Paddle's conv2d and depthwise_conv2d): X
+   * `[N, C, H, W]` (NHWC with `channelLast`) and a filter
+   * `[Cout, C / groups, KH, KW]` give `[N, Cout, OH, OW]` (or NHWC), where
+   * `OH = floor((H + top + bottom − dilation·(KH − 1) − 1) / stride) + 1`.
+   */
+  readonly conv2d: (
+    x: Tensor,
+    filter: Tensor,
+    options?: Conv2dKernelOptions,
+  ) => Tensor;
+  /**
+   * The transposed convolution (conv2d's gradient with respect to its
+   * input): X `[N, C, H, W]` and a filter `[C, Cout / groups, KH, KW]`.
+   */
+  readonly conv2dTranspose: (
+    x: Tensor,
+    filter: Tensor,
+    options?: Conv2dTransposeKernelOptions,
+  ) => Tensor;
+  /** Max or average over windows of X's last two (NHWC: middle two) dims. */
+  readonly pool2d: (
+    kind: PoolKind,
+    x: Tensor,
+    options: Pool2dKernelOptions,
+  ) => Tensor;
+  /**
+   * Batch normalization with given statistics:
+   * `(x − mean) / sqrt(variance + epsilon) · scale + bias` per channel.
+   */
+  readonly batchNorm: (x: Tensor, options: BatchNormKernelOptions) => Tensor;
+  /**
+   * Layer normalization: `[Y, Mean, Variance]`, the statistics one per
+   * normalized row (the variance is the biased one).
+   */
+  readonly layerNorm: (x: Tensor, options?: LayerNormKernelOptions) => Tensor[];
+  /**
+   * Instance normalization of `[N, C, ...]`: `[Y, SavedMean,
+   * SavedVariance]`, the statistics `[N·C]`, the second as
+   * `1 / sqrt(variance + epsilon)`.
+   */
+  readonly instanceNorm: (x: Tensor, options?: NormKernelOptions) => Tensor[];
+  /**
+   * Group normalization: `[Y, Mean, Variance]`, the statistics
+   * `[N, groups]` (the variance is the biased one).
+   */
+  readonly groupNorm: (x: Tensor, options: GroupNormKernelOptions) => Tensor[];
 }
 
 /**

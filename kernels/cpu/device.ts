@@ -2,6 +2,7 @@
 
 import type { Device } from "../device.ts";
 import { cast } from "./cast.ts";
+import { conv2d, conv2dTranspose } from "./conv.ts";
 import {
   binary,
   compare,
@@ -12,6 +13,8 @@ import {
 } from "./elementwise.ts";
 import { fill, gaussianRandom, range, uniformRandom } from "./fill.ts";
 import { matmul, mul2d } from "./matmul.ts";
+import { batchNorm, groupNorm, instanceNorm, layerNorm } from "./norm.ts";
+import { pool2d } from "./pool.ts";
 import { addN, mean, reduce, softmax } from "./reduce.ts";
 import {
   concat,
@@ -67,5 +70,12 @@ export const cpuDevice: Device = Object.freeze({
     range,
     uniformRandom,
     gaussianRandom,
+    conv2d,
+    conv2dTranspose,
+    pool2d,
+    batchNorm,
+    layerNorm,
+    instanceNorm,
+    groupNorm,
   }),
 });

@@ -64,6 +64,9 @@ import {
   unary,
 } from "./elementwise.ts";
 import { gather } from "./gather.ts";
+import { batchNorm } from "./batch_norm.ts";
+import { conv2d } from "./conv.ts";
+import { pool2d, poolFitsGpu } from "./pool.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
@@ -440,6 +443,37 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
       run: (on, shape, _dtype, mean, std, key) =>
         gaussianFill(on.batch, shape, mean, std, key),
       tolerance: { float32: { kind: "scaled", rtol: 2e-6 } },
+    },
+    // float32 only (float16 convolutions run on the CPU). im2col and the
+    // matmul kernels, or the direct depthwise kernel (conv.ts): f32 sums of
+    // at most 1024 terms in practice, so the sums' bound, magnitude being
+    // the convolution of |x| by |filter|.
+    conv2d: {
+      placed: (on, x, f) => on.computes([x, f]) && x.dtype === "float32",
+      run: (on, x, f, options) =>
+        conv2d(on.batch, on.gpu(x), on.gpu(f), options),
+      tolerance: { float32: SUMS.float32 },
+    },
+    // A max compares the CPU's values: exact. An average is an f32 sum of
+    // at most 1024 terms (pool.ts keeps longer windows on the CPU, but for
+    // the whole image, summed by the reduce kernel's tree) divided once:
+    // magnitude the average of |x| over the same windows.
+    pool2d: {
+      placed: (on, kind, x, options) =>
+        on.computes([x]) && x.dtype === "float32" &&
+        poolFitsGpu(kind, x.shape, options),
+      run: (on, kind, x, options) => pool2d(on.batch, kind, on.gpu(x), options),
+      tolerance: {
+        max: { float32: EXACT },
+        avg: { float32: SUMS.float32 },
+      },
+    },
+    // x · A + B per channel with A and B rounded to f32 (batch_norm.ts):
+    // within 2^-22 · (|x·A| + |B|).
+    batchNorm: {
+      placed: (on, x) => on.computes([x]) && x.dtype === "float32",
+      run: (on, x, options) => batchNorm(on.batch, on.gpu(x), options),
+      tolerance: { float32: { kind: "scaled", rtol: 2 ** -22 } },
     },
   } satisfies GpuKernelTable,
 );

@@ -12,6 +12,10 @@
 
 import { GPU_KERNELS, type GpuBound, STRIDED_COPY } from "./gpu_kernels.ts";
 
+// Kernels whose kinds are named after the kernel (`reduce_max`,
+// `pool2d_max`): their kinds are binary kinds' names too.
+const KIND_PREFIXED: ReadonlySet<string> = new Set(["reduce", "pool2d"]);
+
 /** An allowed difference between a GPU value and the CPU's. */
 export type Tolerance =
   /** The same float32 bits (or the same integer or bool). */
@@ -32,10 +36,10 @@ export type Tolerance =
  * The tolerance of every kernel the WebGPU kernels implement, for float32
  * (and integer and bool) results, derived from the entries of
  * `GPU_KERNELS`: a kind by its own name (`add`, `exp`, `less_than`), a
- * reduction as its op is named (`reduce_sum`: max and min are binary
- * kinds too), any other kernel by its name in snake_case (`matmul`,
- * `uniform_random`), and `copy` for the strided copy that the
- * data-movement kernels run.
+ * reduction or pooling as its op is named (`reduce_sum`, `pool2d_max`:
+ * max and min are binary kinds too), any other kernel by its name in
+ * snake_case (`matmul`, `uniform_random`, `batch_norm`), and `copy` for
+ * the strided copy that the data-movement kernels run.
  *
  * @example Usage
  * ```ts
@@ -82,14 +86,20 @@ function boundsOf(
     const bounds: GpuBound | Readonly<Record<string, GpuBound>> =
       entry.tolerance;
     if (isOneBound(bounds)) {
-      put(kernel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), bounds);
+      put(snake(kernel), bounds);
       continue;
     }
     for (const [kind, bound] of Object.entries(bounds)) {
-      put(kernel === "reduce" ? `reduce_${kind}` : kind, bound);
+      put(KIND_PREFIXED.has(kernel) ? `${snake(kernel)}_${kind}` : kind, bound);
     }
   }
   return Object.freeze(table);
+}
+
+// A kernel's name as the tables name it: `gaussianRandom` is
+// `gaussian_random`.
+function snake(kernel: string): string {
+  return kernel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
 // A kernel's one bound has float32; a kind is never named so.

@@ -1,7 +1,7 @@
 /**
  * The error of a program that uses several op types the registry lacks:
  * one line listing each with its count, as a user porting a real model
- * needs to see them (`unknown ops: conv2d ×3, pool2d ×2`).
+ * needs to see them (`unknown ops: yolo_box ×3, roi_align ×2`).
  *
  * @module
  */
@@ -22,9 +22,9 @@ export interface UnknownOp {
 /**
  * Several ops of a program have types the registry lacks. The message lists
  * each type once, in order of first appearance (blocks in order, then ops in
- * order), with how many ops have it: `unknown ops: conv2d ×3, pool2d ×2`.
+ * order), with how many ops have it: `unknown ops: yolo_box ×3, roi_align ×2`.
  * A program with only one such op gets a plain `ProgramError` at that op
- * instead: `block 0 op 2 (conv2d): unknown op "conv2d"`.
+ * instead: `block 0 op 2 (yolo_box): unknown op "yolo_box"`.
  *
  * @example Usage
  * ```ts
@@ -32,11 +32,11 @@ export interface UnknownOp {
  * import { assertEquals } from "@std/assert";
  *
  * const e = new UnknownOpsError([
- *   { type: "conv2d", count: 3, block: 0, op: 1 },
- *   { type: "pool2d", count: 2, block: 0, op: 2 },
+ *   { type: "yolo_box", count: 3, block: 0, op: 1 },
+ *   { type: "roi_align", count: 2, block: 0, op: 2 },
  * ], { file: "m.pb" });
- * assertEquals(e.message, "m.pb: unknown ops: conv2d ×3, pool2d ×2");
- * assertEquals(e.ops[1].type, "pool2d");
+ * assertEquals(e.message, "m.pb: unknown ops: yolo_box ×3, roi_align ×2");
+ * assertEquals(e.ops[1].type, "roi_align");
  * ```
  */
 export class UnknownOpsError extends ProgramError {

@@ -74,9 +74,9 @@ export interface ValidateOptions {
  * import { validateProgram } from "./validate.ts";
  * import { assertThrows } from "@std/assert";
  *
- * const ops = ["conv2d", "relu", "pool2d", "conv2d"].map((type) => ({ type }));
+ * const ops = ["yolo_box", "relu", "roi_align", "yolo_box"].map((type) => ({ type }));
  * const program = create(ProgramDescSchema, { blocks: [{ idx: 0, parentIdx: -1, ops }] });
- * assertThrows(() => validateProgram(program), Error, "unknown ops: conv2d ×2, pool2d ×1");
+ * assertThrows(() => validateProgram(program), Error, "unknown ops: yolo_box ×2, roi_align ×1");
  * ```
  */
 export function validateProgram(

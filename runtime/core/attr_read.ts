@@ -3,6 +3,10 @@
  * value is taken from the field the attribute's `type` names; an INT is
  * accepted where a LONG is expected and the reverse (docs/architecture.md §2).
  *
+ * Paddle 1.x stored some flags as INT (`is_test` on `batch_norm` and the
+ * activations): an INT 0 or 1 is read where a BOOLEAN is expected, any
+ * other INT is the wrong type there.
+ *
  * Paddle 2.x stores some attributes in types Rill's schemas do not name;
  * they are read where they convert without loss of meaning:
  *   FLOAT64 and FLOAT64S where a FLOAT or FLOATS is expected, rounded to
@@ -227,10 +231,14 @@ function scalarTypeName(s: Scalar): string {
   return Scalar_Type[s.type] ?? String(s.type);
 }
 
-// The INT/LONG pairs convert; everything else must match exactly.
+// The INT/LONG pairs convert, and an INT 0 or 1 is a BOOLEAN; everything
+// else must match exactly.
 function valueOf(kind: AttrKind, a: OpDesc_Attr): unknown {
   switch (a.type) {
     case AttrType.INT:
+      if (kind === "bool") {
+        return a.i === 0 || a.i === 1 ? a.i === 1 : undefined;
+      }
       return kind === "int" ? a.i : kind === "long" ? BigInt(a.i) : undefined;
     case AttrType.LONG:
       if (kind === "long") return a.l;

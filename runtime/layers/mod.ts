@@ -23,3 +23,6 @@ export * from "./timer.ts";
 export * from "./data.ts";
 export * from "./cluster.ts";
 export * from "./rpc.ts";
+export * from "./conv.ts";
+export * from "./pool.ts";
+export * from "./norm.ts";

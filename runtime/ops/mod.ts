@@ -21,6 +21,9 @@ import { SELECT_OPS } from "./select.ts";
 import { SHAPE_OPS } from "./shape.ts";
 import { TIMER_OPS } from "./timer.ts";
 import { VALUE_OPS } from "./values.ts";
+import { CONV_OPS } from "./conv.ts";
+import { POOL_OPS } from "./pool.ts";
+import { NORM_OPS } from "./norm.ts";
 
 /**
  * Builds a registry from definitions, refusing a type defined twice.
@@ -32,6 +35,9 @@ import { VALUE_OPS } from "./values.ts";
  * ```ts
  * import { makeRegistry } from "./mod.ts";
  * import { VALUE_OPS } from "./values.ts";
+import { CONV_OPS } from "./conv.ts";
+import { POOL_OPS } from "./pool.ts";
+import { NORM_OPS } from "./norm.ts";
  * import { assertThrows } from "@std/assert";
  *
  * assertThrows(() => makeRegistry([...VALUE_OPS, ...VALUE_OPS]));
@@ -89,6 +95,9 @@ export const OP_GROUPS: readonly OpGroup[] = [
   { title: "The cluster", ops: CLUSTER_OPS },
   { title: "Feeds and fetches", ops: FEED_FETCH_OPS },
   { title: "RPC", ops: RPC_OPS },
+  { title: "Convolution", ops: CONV_OPS },
+  { title: "Pooling", ops: POOL_OPS },
+  { title: "Normalization", ops: NORM_OPS },
 ];
 
 /**

@@ -58,7 +58,7 @@ Deno.test("GPU_KERNELS bounds each kind the GPU runs, in each width it runs ther
 });
 
 Deno.test("GPU_KERNELS gives every other kernel a float32 bound", () => {
-  const kinded = ["binary", "unary", "compare", "reduce"];
+  const kinded = ["binary", "unary", "compare", "reduce", "pool2d"];
   for (const [name, entry] of Object.entries(GPU_KERNELS)) {
     if (kinded.includes(name)) continue;
     assert((entry.tolerance as GpuBound).float32 !== undefined, name);

@@ -315,7 +315,7 @@ Deno.test("dumpProgram() hides Paddle's extra attributes at their neutral values
           { name: "fuse_relu", type: AttrType.BOOLEAN, b: true },
         ],
       }, {
-        type: "conv2d", // an op Rill lacks: its extra attributes all the same
+        type: "yolo_box", // an op Rill lacks: its extra attributes all the same
         attrs: [
           { name: "use_cudnn", type: AttrType.BOOLEAN, b: true },
           { name: "fuse_brelu_threshold", type: AttrType.FLOAT, f: 6 },
@@ -327,7 +327,7 @@ Deno.test("dumpProgram() hides Paddle's extra attributes at their neutral values
   assertEquals(dumpProgram(desc).split("\n"), [
     "block 0 (parent -1):",
     '  op 0: elementwise_add() {axis=-1, y_data_format="NHWC", fuse_relu=true}',
-    '  op 1: conv2d() {data_format="AnyLayout"}',
+    '  op 1: yolo_box() {data_format="AnyLayout"}',
     "",
     "hidden: x_data_format, Scale_out, use_cudnn, fuse_brelu_threshold on 2 ops (--all-attrs shows them)",
     "",

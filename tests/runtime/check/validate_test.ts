@@ -117,15 +117,15 @@ Deno.test("validateProgram() lists every unknown op type with its count, in orde
   const p = program(
     main([tensor("x"), cond], [
       fill("x"),
-      op("conv2d", { Input: ["x"] }),
-      op("pool2d"),
+      op("yolo_box", { Input: ["x"] }),
+      op("roi_align"),
       fillCond,
-      op("conv2d"),
+      op("yolo_box"),
       ifBlock(1),
       // Later problems wait until the ops are known.
       op("relu", { X: ["undeclared"] }, { Out: ["x"] }),
     ]),
-    block(1, 0, [], [op("conv2d"), op("batch_norm"), op("pool2d")]),
+    block(1, 0, [], [op("yolo_box"), op("multiclass_nms3"), op("roi_align")]),
   );
   const e = assertThrows(
     () => validateProgram(p, { file: "m.pb" }),
@@ -133,13 +133,13 @@ Deno.test("validateProgram() lists every unknown op type with its count, in orde
   );
   assertEquals(
     e.message,
-    "m.pb: unknown ops: conv2d ×3, pool2d ×2, batch_norm ×1",
+    "m.pb: unknown ops: yolo_box ×3, roi_align ×2, multiclass_nms3 ×1",
   );
   assertEquals(e.where, { file: "m.pb" });
   assertEquals(e.ops, [
-    { type: "conv2d", count: 3, block: 0, op: 1 },
-    { type: "pool2d", count: 2, block: 0, op: 2 },
-    { type: "batch_norm", count: 1, block: 1, op: 1 },
+    { type: "yolo_box", count: 3, block: 0, op: 1 },
+    { type: "roi_align", count: 2, block: 0, op: 2 },
+    { type: "multiclass_nms3", count: 1, block: 1, op: 1 },
   ]);
   assertInstanceOf(e, ProgramError);
 });
@@ -155,7 +155,7 @@ Deno.test("validateProgram() quotes unknown op types that are not plain names", 
 
 Deno.test("validateProgram() checks block structure before listing unknown ops", () => {
   assertInvalid(
-    program(main([], [op("conv2d"), op("conv2d")]), block(1, 5)),
+    program(main([], [op("yolo_box"), op("yolo_box")]), block(1, 5)),
     { block: 1 },
     "p.pb: block 1: parent_idx 5 is not an earlier block",
   );

@@ -126,12 +126,13 @@ const BAD_INPUTS: readonly BadInput[] = [
     what: "several unknown ops",
     file: [
       "unknown_ops.pb",
-      printsFirst([], [op("conv2d"), op("pool2d"), op("conv2d")], [
-        { idx: 1, parentIdx: 0, ops: [op("batch_norm"), op("conv2d")] },
+      printsFirst([], [op("yolo_box"), op("roi_align"), op("yolo_box")], [
+        { idx: 1, parentIdx: 0, ops: [op("multiclass_nms3"), op("yolo_box")] },
       ]),
     ],
     args: (d) => [join(d, "unknown_ops.pb")],
-    says: "unknown_ops.pb: unknown ops: conv2d ×3, pool2d ×1, batch_norm ×1",
+    says:
+      "unknown_ops.pb: unknown ops: yolo_box ×3, roi_align ×1, multiclass_nms3 ×1",
   },
   {
     what: "--all-attrs without dump",

@@ -105,6 +105,22 @@ Deno.test("readAttrs() rejects an attribute whose type is not the schema's", () 
   assertEquals(unknownType.message, 'attribute "f": expected FLOAT, got 42');
 });
 
+Deno.test("readAttrs() reads an INT 0 or 1 as a BOOLEAN, as Paddle 1.x stored flags", () => {
+  const schema = { is_test: attr.bool(false), use_global_stats: attr.bool() };
+  assertEquals(
+    readAttrs(schema, [
+      a({ name: "is_test", type: AttrType.INT, i: 1 }),
+      a({ name: "use_global_stats", type: AttrType.INT, i: 0 }),
+    ]),
+    { is_test: true, use_global_stats: false },
+  );
+  const e = assertThrows(
+    () => readAttrs(schema, [a({ name: "is_test", type: AttrType.INT, i: 2 })]),
+    AttrError,
+  );
+  assertEquals(e.message, 'attribute "is_test": expected BOOLEAN, got INT');
+});
+
 const long = (i: bigint) => ({ type: Scalar_Type.LONG, i });
 const float64 = (r: number) => ({ type: Scalar_Type.FLOAT64, r });
 const boolean = (b: boolean) => ({ type: Scalar_Type.BOOLEAN, b });

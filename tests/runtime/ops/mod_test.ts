@@ -17,6 +17,9 @@ import { SELECT_OPS } from "../../../runtime/ops/select.ts";
 import { SHAPE_OPS } from "../../../runtime/ops/shape.ts";
 import { TIMER_OPS } from "../../../runtime/ops/timer.ts";
 import { VALUE_OPS } from "../../../runtime/ops/values.ts";
+import { CONV_OPS } from "../../../runtime/ops/conv.ts";
+import { POOL_OPS } from "../../../runtime/ops/pool.ts";
+import { NORM_OPS } from "../../../runtime/ops/norm.ts";
 import { out1 } from "../../../runtime/layers/append_layer.ts";
 import { Executor, fillConstant, Program } from "../../../mod.ts";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
@@ -40,6 +43,9 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   FEED_FETCH_OPS,
   CLUSTER_OPS,
   RPC_OPS,
+  CONV_OPS,
+  POOL_OPS,
+  NORM_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
