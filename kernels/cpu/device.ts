@@ -1,6 +1,7 @@
 // The CPU device: the reference implementation of every kernel.
 
 import type { Device } from "../device.ts";
+import { activation } from "./activation.ts";
 import { cast } from "./cast.ts";
 import {
   binary,
@@ -67,5 +68,6 @@ export const cpuDevice: Device = Object.freeze({
     range,
     uniformRandom,
     gaussianRandom,
+    activation,
   }),
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import type { OpDef } from "../core/op_def.ts";
+import { ACTIVATION_OPS } from "./activation.ts";
 import { ARRAY_OPS } from "./array.ts";
 import { CHANNEL_OPS } from "./channel.ts";
 import { CONTROL_FLOW_OPS } from "./control_flow.ts";
@@ -89,6 +90,10 @@ export const OP_GROUPS: readonly OpGroup[] = [
   { title: "The cluster", ops: CLUSTER_OPS },
   { title: "Feeds and fetches", ops: FEED_FETCH_OPS },
   { title: "RPC", ops: RPC_OPS },
+  {
+    title: "Paddle's activations, clip, pow, log_softmax and dropout",
+    ops: ACTIVATION_OPS,
+  },
 ];
 
 /**

@@ -11,6 +11,7 @@ Deno.test("cpuDevice is named cpu and frozen", () => {
 Deno.test("cpuDevice offers every kernel as a function", () => {
   const names = Object.keys(cpuDevice.kernels).sort();
   assertEquals(names, [
+    "activation",
     "addN",
     "binary",
     "cast",

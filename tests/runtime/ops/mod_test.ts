@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { AttrError, readAttrs } from "../../../runtime/core/attr_read.ts";
 import type { AttrKind, OpDef } from "../../../runtime/core/op_def.ts";
+import { ACTIVATION_OPS } from "../../../runtime/ops/activation.ts";
 import { ARRAY_OPS } from "../../../runtime/ops/array.ts";
 import { CHANNEL_OPS } from "../../../runtime/ops/channel.ts";
 import { CLUSTER_OPS } from "../../../runtime/ops/cluster.ts";
@@ -40,6 +41,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   FEED_FETCH_OPS,
   CLUSTER_OPS,
   RPC_OPS,
+  ACTIVATION_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
