@@ -426,6 +426,8 @@ export interface Kernels {
     x: Tensor,
     params?: readonly number[],
   ) => Tensor;
+  /** X repeated to a larger shape, NumPy's `broadcast_to`. */
+  readonly broadcastTo: (x: Tensor, shape: readonly number[]) => Tensor;
 }
 
 /**

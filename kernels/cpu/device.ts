@@ -15,6 +15,7 @@ import { fill, gaussianRandom, range, uniformRandom } from "./fill.ts";
 import { matmul, mul2d } from "./matmul.ts";
 import { addN, mean, reduce, softmax } from "./reduce.ts";
 import {
+  broadcastTo,
   concat,
   gather,
   reshape,
@@ -69,5 +70,6 @@ export const cpuDevice: Device = Object.freeze({
     uniformRandom,
     gaussianRandom,
     activation,
+    broadcastTo,
   }),
 });

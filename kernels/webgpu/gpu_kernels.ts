@@ -76,7 +76,15 @@ import type { GpuTensor } from "./gpu_tensor.ts";
 import { matmul } from "./matmul.ts";
 import { gaussianFill, uniformFill } from "./random.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
-import { concat, slice, split, splitNearEqual, transpose } from "./shape.ts";
+import {
+  broadcastTo,
+  concat,
+  slice,
+  split,
+  splitNearEqual,
+  stack,
+  transpose,
+} from "./shape.ts";
 import type { Tolerance } from "./tolerance.ts";
 
 /**
@@ -493,6 +501,16 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
       run: (on, kind, x, params) =>
         activation(on.batch, kind, on.gpu(x), params),
       tolerance: ACTIVATION_BOUNDS,
+    },
+    stack: {
+      placed: (on, xs) => on.moves(xs),
+      run: (on, xs, axis) => stack(on.batch, xs.map((x) => on.gpu(x)), axis),
+      tolerance: STRIDED_COPY,
+    },
+    broadcastTo: {
+      placed: (on, x) => on.moves([x]),
+      run: (on, x, shape) => broadcastTo(on.batch, on.gpu(x), shape),
+      tolerance: STRIDED_COPY,
     },
   } satisfies GpuKernelTable,
 );

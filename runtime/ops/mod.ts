@@ -15,6 +15,7 @@ import { DATA_OPS } from "./data.ts";
 import { ELEMENTWISE_OPS } from "./elementwise.ts";
 import { FEED_FETCH_OPS } from "./feed_fetch.ts";
 import { GO_OPS } from "./go.ts";
+import { PADDLE_SHAPE_OPS } from "./paddle_shape.ts";
 import { PRINT_OPS } from "./print.ts";
 import { REDUCE_OPS } from "./reduce.ts";
 import { RPC_OPS } from "./rpc.ts";
@@ -93,6 +94,10 @@ export const OP_GROUPS: readonly OpGroup[] = [
   {
     title: "Paddle's activations, clip, pow, log_softmax and dropout",
     ops: ACTIVATION_OPS,
+  },
+  {
+    title: "Paddle's shapes: XShape, stacks, expansion",
+    ops: PADDLE_SHAPE_OPS,
   },
 ];
 

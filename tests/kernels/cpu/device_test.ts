@@ -14,6 +14,7 @@ Deno.test("cpuDevice offers every kernel as a function", () => {
     "activation",
     "addN",
     "binary",
+    "broadcastTo",
     "cast",
     "compare",
     "concat",

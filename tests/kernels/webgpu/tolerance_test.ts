@@ -41,6 +41,7 @@ Deno.test("TOLERANCE is exact for exactly rounded ops", () => {
     const op of [
       ...ops,
       ...["transpose", "concat", "slice", "gather", "cast", "uniform_random"],
+      ...["stack", "broadcast_to", "relu6", "clip", "leaky_relu"],
     ]
   ) {
     assertEquals(TOLERANCE[op], { kind: "exact" }, op);

@@ -11,6 +11,7 @@ import { ELEMENTWISE_OPS } from "../../../runtime/ops/elementwise.ts";
 import { FEED_FETCH_OPS } from "../../../runtime/ops/feed_fetch.ts";
 import { GO_OPS } from "../../../runtime/ops/go.ts";
 import { makeRegistry, OPS } from "../../../runtime/ops/mod.ts";
+import { PADDLE_SHAPE_OPS } from "../../../runtime/ops/paddle_shape.ts";
 import { PRINT_OPS } from "../../../runtime/ops/print.ts";
 import { REDUCE_OPS } from "../../../runtime/ops/reduce.ts";
 import { RPC_OPS } from "../../../runtime/ops/rpc.ts";
@@ -42,6 +43,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   CLUSTER_OPS,
   RPC_OPS,
   ACTIVATION_OPS,
+  PADDLE_SHAPE_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
