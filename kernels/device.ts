@@ -428,6 +428,22 @@ export interface Kernels {
   ) => Tensor;
   /** X repeated to a larger shape, NumPy's `broadcast_to`. */
   readonly broadcastTo: (x: Tensor, shape: readonly number[]) => Tensor;
+  /** The position of the first largest element along an axis, dropped. */
+  readonly argMax: (x: Tensor, axis: number, dtype: DType) => Tensor;
+  /** The k largest (or smallest) elements along an axis, and positions. */
+  readonly topK: (
+    x: Tensor,
+    k: number,
+    axis?: number,
+    largest?: boolean,
+  ) => Tensor[];
+  /** One-hot rows of `depth` for integer positions, as a new last dim. */
+  readonly oneHot: (
+    x: Tensor,
+    depth: number,
+    dtype: DType,
+    allowOutOfRange?: boolean,
+  ) => Tensor;
 }
 
 /**

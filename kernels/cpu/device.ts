@@ -12,6 +12,7 @@ import {
   unary,
 } from "./elementwise.ts";
 import { fill, gaussianRandom, range, uniformRandom } from "./fill.ts";
+import { argMax, oneHot, topK } from "./indices.ts";
 import { matmul, mul2d } from "./matmul.ts";
 import { addN, mean, reduce, softmax } from "./reduce.ts";
 import {
@@ -71,5 +72,8 @@ export const cpuDevice: Device = Object.freeze({
     gaussianRandom,
     activation,
     broadcastTo,
+    argMax,
+    topK,
+    oneHot,
   }),
 });

@@ -15,6 +15,7 @@ import { DATA_OPS } from "./data.ts";
 import { ELEMENTWISE_OPS } from "./elementwise.ts";
 import { FEED_FETCH_OPS } from "./feed_fetch.ts";
 import { GO_OPS } from "./go.ts";
+import { INDEX_OPS } from "./indices.ts";
 import { PADDLE_SHAPE_OPS } from "./paddle_shape.ts";
 import { PRINT_OPS } from "./print.ts";
 import { REDUCE_OPS } from "./reduce.ts";
@@ -99,6 +100,7 @@ export const OP_GROUPS: readonly OpGroup[] = [
     title: "Paddle's shapes: XShape, stacks, expansion",
     ops: PADDLE_SHAPE_OPS,
   },
+  { title: "Positions: arg_max, top_k_v2, one_hot_v2", ops: INDEX_OPS },
 ];
 
 /**

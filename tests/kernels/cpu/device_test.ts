@@ -13,6 +13,7 @@ Deno.test("cpuDevice offers every kernel as a function", () => {
   assertEquals(names, [
     "activation",
     "addN",
+    "argMax",
     "binary",
     "broadcastTo",
     "cast",
@@ -26,6 +27,7 @@ Deno.test("cpuDevice offers every kernel as a function", () => {
     "matmul",
     "mean",
     "mul2d",
+    "oneHot",
     "range",
     "reduce",
     "reshape",
@@ -35,6 +37,7 @@ Deno.test("cpuDevice offers every kernel as a function", () => {
     "split",
     "splitNearEqual",
     "stack",
+    "topK",
     "transpose",
     "unary",
     "uniformRandom",

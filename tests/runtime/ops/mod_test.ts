@@ -10,6 +10,7 @@ import { DATA_OPS } from "../../../runtime/ops/data.ts";
 import { ELEMENTWISE_OPS } from "../../../runtime/ops/elementwise.ts";
 import { FEED_FETCH_OPS } from "../../../runtime/ops/feed_fetch.ts";
 import { GO_OPS } from "../../../runtime/ops/go.ts";
+import { INDEX_OPS } from "../../../runtime/ops/indices.ts";
 import { makeRegistry, OPS } from "../../../runtime/ops/mod.ts";
 import { PADDLE_SHAPE_OPS } from "../../../runtime/ops/paddle_shape.ts";
 import { PRINT_OPS } from "../../../runtime/ops/print.ts";
@@ -44,6 +45,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   RPC_OPS,
   ACTIVATION_OPS,
   PADDLE_SHAPE_OPS,
+  INDEX_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
