@@ -23,7 +23,7 @@ function text(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }
 
-// arg_max's dtype attribute: -1 (Paddle's default) and INT64 give int64.
+// arg_max's dtype attribute: INT64 (Paddle's default) and -1 give int64.
 function argMaxDType(code: number): DType {
   return code === 2 ? "int32" : "int64";
 }
@@ -53,13 +53,13 @@ function argMaxDims(
 const argMax = defineOp({
   type: "arg_max",
   summary:
-    "Out = the position of the first largest element of X along axis (of all of X with flatten); int64 unless dtype is INT32",
+    "Out = the position of the first largest element of X along axis (of all of X with flatten); int64 unless dtype is INT32 (2); no dim left gives [1]",
   inputs: { X: slot.tensor() },
   outputs: { Out: slot.tensor() },
   attrs: {
     axis: attr.required("long"),
     keepdims: attr.bool(false),
-    dtype: attr.int(-1),
+    dtype: attr.int(3),
     flatten: attr.bool(false),
   },
   check(a) {
