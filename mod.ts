@@ -144,6 +144,7 @@ export type { DeviceChoice, DeviceName } from "./runtime/run/device_choice.ts";
 export type { NestedArray, NestedValue } from "./kernels/tensor.ts";
 export type { DType, Scalar, TypedArray } from "./kernels/dtype.ts";
 export type {
+  ActivationKind,
   BinaryKind,
   CompareKind,
   Device,

@@ -156,6 +156,63 @@ export const REDUCE_KINDS: readonly ReduceKind[] = [
   "prod",
 ];
 
+/**
+ * Kinds of {@linkcode Kernels.activation}: Paddle's parameterized
+ * activations (`gelu_tanh` is gelu with `approximate`).
+ */
+export type ActivationKind =
+  | "gelu"
+  | "gelu_tanh"
+  | "swish"
+  | "hard_swish"
+  | "hard_sigmoid"
+  | "leaky_relu"
+  | "relu6"
+  | "elu"
+  | "clip";
+
+/**
+ * The parameters each activation kind takes, in the order
+ * {@linkcode Kernels.activation} reads them: Paddle's attribute names.
+ *
+ * @example Usage
+ * ```ts
+ * import { ACTIVATION_PARAMS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(ACTIVATION_PARAMS.hard_swish, ["threshold", "scale", "offset"]);
+ * assertEquals(ACTIVATION_PARAMS.gelu, []);
+ * ```
+ */
+export const ACTIVATION_PARAMS: Readonly<
+  Record<ActivationKind, readonly string[]>
+> = {
+  gelu: [],
+  gelu_tanh: [],
+  swish: ["beta"],
+  hard_swish: ["threshold", "scale", "offset"],
+  hard_sigmoid: ["slope", "offset"],
+  leaky_relu: ["alpha"],
+  relu6: ["threshold"],
+  elu: ["alpha"],
+  clip: ["min", "max"],
+};
+
+/**
+ * Every activation kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { ACTIVATION_KINDS } from "./device.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(ACTIVATION_KINDS.includes("gelu_tanh"), true);
+ * ```
+ */
+export const ACTIVATION_KINDS: readonly ActivationKind[] = Object.keys(
+  ACTIVATION_PARAMS,
+) as ActivationKind[];
+
 /** Options of {@linkcode Kernels.reduce}. */
 export interface ReduceKernelOptions {
   /**
@@ -587,6 +644,34 @@ export interface Kernels {
    * `[N, groups]` (the variance is the biased one).
    */
   readonly groupNorm: (x: Tensor, options: GroupNormKernelOptions) => Tensor[];
+  /**
+   * Paddle's parameterized activations, elementwise; `params` as
+   * `ACTIVATION_PARAMS` lists them. Float inputs keep their dtype; others
+   * compute as float32.
+   */
+  readonly activation: (
+    kind: ActivationKind,
+    x: Tensor,
+    params?: readonly number[],
+  ) => Tensor;
+  /** X repeated to a larger shape, NumPy's `broadcast_to`. */
+  readonly broadcastTo: (x: Tensor, shape: readonly number[]) => Tensor;
+  /** The position of the first largest element along an axis, dropped. */
+  readonly argMax: (x: Tensor, axis: number, dtype: DType) => Tensor;
+  /** The k largest (or smallest) elements along an axis, and positions. */
+  readonly topK: (
+    x: Tensor,
+    k: number,
+    axis?: number,
+    largest?: boolean,
+  ) => Tensor[];
+  /** One-hot rows of `depth` for integer positions, as a new last dim. */
+  readonly oneHot: (
+    x: Tensor,
+    depth: number,
+    dtype: DType,
+    allowOutOfRange?: boolean,
+  ) => Tensor;
 }
 
 /**

@@ -87,7 +87,8 @@ const PAIR = {
 
 /**
  * The kernels whose calls may be cut by rows: elementwise arithmetic,
- * comparisons, logic, math functions, `scale` and `cast`, and `softmax`
+ * comparisons, logic, math functions, `scale`, `cast` and the
+ * activations, and `softmax`
  * and `reduce` over dims other than dim 0.
  *
  * @example Usage
@@ -122,6 +123,7 @@ export const KERNEL_ROWS: RowCutRules = Object.freeze(
           ? "rows"
           : undefined,
     },
+    activation: { operand: 1, cut: () => "elements" },
   } satisfies RowCutRules,
 );
 

@@ -1,6 +1,7 @@
 /**
  * The shape rules of the kernels that move elements without computing on
- * them (reshape, transpose, concat, slice, split), shared by every device:
+ * them (reshape, transpose, concat, slice, split, broadcastTo), shared by
+ * every device:
  * each checks its arguments with one message and says where elements go,
  * so the CPU and the GPU kernels agree by construction.
  *
@@ -269,6 +270,48 @@ export function aroundAxis(
     shape[axis],
     shapeSize(shape.slice(axis + 1)),
   ];
+}
+
+/**
+ * How `broadcastTo` reads X for each element of a result of dims `to`:
+ * X's dims align with the last dims of `to` (NumPy's rule), and a dim of 1
+ * repeats, read with stride 0.
+ *
+ * @param from X's dims.
+ * @param to The result's dims, of at least X's rank.
+ * @returns X's stride for each dim of the result.
+ * @throws {RangeError} If `to` has a lower rank, or an aligned dim of X is
+ * neither 1 nor the result's.
+ *
+ * @example Usage
+ * ```ts
+ * import { broadcastToStrides } from "./layout.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(broadcastToStrides([3, 1], [2, 3, 4]), [0, 1, 0]);
+ * ```
+ */
+export function broadcastToStrides(
+  from: readonly number[],
+  to: readonly number[],
+): number[] {
+  const lead = to.length - from.length;
+  const fits = lead >= 0 && to.every((d) => Number.isInteger(d) && d >= 0) &&
+    from.every((d, i) => d === to[lead + i] || d === 1);
+  if (!fits) {
+    throw new RangeError(
+      `broadcastTo: cannot broadcast ${formatShape(from)} to ${
+        formatShape(to)
+      }`,
+    );
+  }
+  const strides = new Array<number>(to.length).fill(0);
+  let stride = 1;
+  for (let i = from.length - 1; i >= 0; i--) {
+    if (from[i] !== 1) strides[lead + i] = stride;
+    stride *= from[i];
+  }
+  return strides;
 }
 
 // `num` equal parts, or one impossible part when they cannot be equal.

@@ -1,6 +1,7 @@
 // The CPU device: the reference implementation of every kernel.
 
 import type { Device } from "../device.ts";
+import { activation } from "./activation.ts";
 import { cast } from "./cast.ts";
 import { conv2d, conv2dTranspose } from "./conv.ts";
 import {
@@ -12,11 +13,13 @@ import {
   unary,
 } from "./elementwise.ts";
 import { fill, gaussianRandom, range, uniformRandom } from "./fill.ts";
+import { argMax, oneHot, topK } from "./indices.ts";
 import { matmul, mul2d } from "./matmul.ts";
 import { batchNorm, groupNorm, instanceNorm, layerNorm } from "./norm.ts";
 import { pool2d } from "./pool.ts";
 import { addN, mean, reduce, softmax } from "./reduce.ts";
 import {
+  broadcastTo,
   concat,
   gather,
   reshape,
@@ -77,5 +80,10 @@ export const cpuDevice: Device = Object.freeze({
     layerNorm,
     instanceNorm,
     groupNorm,
+    activation,
+    broadcastTo,
+    argMax,
+    topK,
+    oneHot,
   }),
 });

@@ -1,5 +1,5 @@
 // Kernels that rearrange elements without computing on them: reshape,
-// transpose, concat, stack, split, slice and gather.
+// transpose, concat, stack, split, slice, gather and broadcastTo.
 //
 // Cuts and joins along an axis view the tensor as [outer, dim, inner]
 // (outer = product of the dims before the axis, inner = after it), so each
@@ -17,6 +17,7 @@ import { isIntegerDType, promoteTypes } from "../dtype.ts";
 import type { SplitKernelOptions } from "../device.ts";
 import {
   aroundAxis,
+  broadcastToStrides,
   concatLayout,
   nearEqualLayout,
   reshapeDims,
@@ -307,6 +308,35 @@ export function gather(x: Tensor, index: Tensor, axis = 0): Tensor {
     }
   }
   return new Tensor(x.dtype, shape, data);
+}
+
+/**
+ * X repeated to a larger shape, NumPy's `broadcast_to`: X's dims align
+ * with the last dims of `shape`, and each dim of 1 repeats.
+ *
+ * @param x The tensor.
+ * @param shape The result's dims, of at least X's rank.
+ * @returns A new tensor of `shape`.
+ * @throws {RangeError} If X does not broadcast to `shape`.
+ *
+ * @example Usage
+ * ```ts
+ * import { broadcastTo } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const x = Tensor.fromArray([[1], [2]], "int32");
+ * assertEquals(broadcastTo(x, [2, 2, 3]).toNested(), [
+ *   [[1, 1, 1], [2, 2, 2]],
+ *   [[1, 1, 1], [2, 2, 2]],
+ * ]);
+ * ```
+ */
+export function broadcastTo(x: Tensor, shape: readonly number[]): Tensor {
+  const strides = broadcastToStrides(x.shape, shape);
+  const data = allocate(x.dtype, shapeSize(shape));
+  if (data.length > 0) stridedCopy(x.data, { offset: 0, strides }, shape, data);
+  return new Tensor(x.dtype, [...shape], data);
 }
 
 // Precondition: sizes are non-negative integers summing to x.shape[axis].

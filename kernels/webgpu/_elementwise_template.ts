@@ -44,12 +44,17 @@ export const WGSL_TYPE: Record<GpuDType, string> = {
   bool: "u32",
 };
 
-/** A kernel for the templates: op, dtype, WGSL expression, variant. */
+/**
+ * A kernel for the templates: op, dtype, WGSL expression, variant, and WGSL
+ * functions the expression calls (the map templates include them after
+ * the prelude; the op's name keys the pipeline, so it implies them).
+ */
 export type Kernel = [
   op: string,
   dtype: GpuDType,
   expr: string,
   variant?: string,
+  functions?: string,
 ];
 
 function workgroups(size: number): [number] {
@@ -119,7 +124,8 @@ function loopSize(outDType: GpuDType, size: number): number {
 
 /**
  * Records `out[i] = expr(a)` with `a = X[i]`; p[0] is the size and
- * `extra` follows it (read as p[1], p[2], ...). A float16 X is computed in
+ * `extra` follows it (read as p[1], p[2], ...); the kernel's functions
+ * come before the expression. A float16 X is computed in
  * f32 and its result rounded to float16.
  *
  * @param batch Where the dispatch goes.
@@ -148,7 +154,7 @@ function loopSize(outDType: GpuDType, size: number): number {
  */
 export function mapDispatch(
   batch: GpuBatch,
-  [op, dtype, expr, variant = "map"]: Kernel,
+  [op, dtype, expr, variant = "map", functions = ""]: Kernel,
   x: GpuTensor,
   extra: readonly number[],
 ): GpuTensor {
@@ -157,6 +163,7 @@ export function mapDispatch(
   const t = WGSL_TYPE[dtype];
   const pipeline = batch.pipelines.get({ op, dtype, variant }, () => `
 ${prelude(["X"], dtype, dtype)}
+${functions}
 fn element_at(i: u32) -> ${t} {
   let a = ${load("X", "i", dtype)};
   return ${expr};

@@ -189,8 +189,8 @@ ${
 
 /**
  * Records `out = expr(a)` four elements per invocation, x read as quads;
- * p[0] is the size and `extra` follows it (p[1], p[2], ...), as in
- * mapDispatch. The caller checks x with {@linkcode vec4Fits} first.
+ * p[0] is the size and `extra` follows it (p[1], p[2], ...), and the
+ * kernel's functions come before the expression, as in mapDispatch. The caller checks x with {@linkcode vec4Fits} first.
  *
  * @param batch Where the dispatch goes.
  * @param kernel The op, dtype (not float16), expression and variant.
@@ -218,7 +218,7 @@ ${
  */
 export function mapVec4Dispatch(
   batch: GpuBatch,
-  [op, dtype, expr, variant = "map"]: Kernel,
+  [op, dtype, expr, variant = "map", functions = ""]: Kernel,
   x: GpuTensor,
   extra: readonly number[],
 ): GpuTensor {
@@ -229,6 +229,7 @@ export function mapVec4Dispatch(
     { op, dtype, variant: `vec4 ${variant}` },
     () => `
 ${bindings([["X", "quad"]], dtype, t)}
+${functions}
 fn lane(a: ${t}) -> ${t} { return ${expr}; }
 ${
       mainLoop(`

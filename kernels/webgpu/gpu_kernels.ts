@@ -50,9 +50,15 @@
 // float32 one near 3.4e38 may.
 
 import { shapeSize } from "../_shape.ts";
-import { COMPARE_KINDS, type CompareKind, type Kernels } from "../device.ts";
+import {
+  type ActivationKind,
+  COMPARE_KINDS,
+  type CompareKind,
+  type Kernels,
+} from "../device.ts";
 import type { DType } from "../dtype.ts";
 import type { Tensor } from "../tensor.ts";
+import { activation } from "./activation.ts";
 import { cast, gpuCasts } from "./cast.ts";
 import {
   binary,
@@ -73,7 +79,15 @@ import type { GpuTensor } from "./gpu_tensor.ts";
 import { matmul } from "./matmul.ts";
 import { gaussianFill, uniformFill } from "./random.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
-import { concat, slice, split, splitNearEqual, transpose } from "./shape.ts";
+import {
+  broadcastTo,
+  concat,
+  slice,
+  split,
+  splitNearEqual,
+  stack,
+  transpose,
+} from "./shape.ts";
 import type { Tolerance } from "./tolerance.ts";
 
 /**
@@ -298,6 +312,47 @@ const UNARY_BOUNDS: Readonly<Record<GpuUnaryKind, GpuBound>> = {
   },
 };
 
+// Paddle's activations (activation.ts), against the CPU's float64 formulas
+// with float32 parameters:
+//   exact   relu6 and clip compare and select; leaky_relu's one product
+//           is exactly rounded in f32 as on the CPU (float16: the f32
+//           product rounded again, one float16 step).
+//   ulp 4   hard_swish: x + offset is exact where it could cancel
+//           (Sterbenz: x within a factor 2 of -offset), then a product
+//           (0.5 ULP), WGSL's division (2.5) and the CPU's own rounding.
+//   close   hard_sigmoid: slope·x rounds (or fuses) before + offset, an
+//           absolute 2^-24·(|slope·x| + 1) that is at most 2^-22 while
+//           |offset| <= 2 (Paddle's default is 0.5).
+//   3e-5    gelu, swish, elu: WGSL's exp (3 + 2|x| ULP, |x| <= 104:
+//           1.3e-5) and the rounding of its argument (2^-24·|x| <= 6.2e-6),
+//           erf's series and fraction a few ULP more (activation.ts);
+//           measured on llvmpipe: 7.6e-6, 9.4e-6 and 3.2e-7.
+//   5e-5    gelu_tanh: the same exp (two halves past t = 80) and five
+//           roundings of t = -2√(2/π)(x + 0.044715x³), about 3 ULP of
+//           |t| <= 88 (1.6e-5); measured 1.3e-5.
+// float16 results round f32 ones whose error is far below half a float16
+// step: at most the neighbouring float16 (measured over every float16).
+const ACTIVATION_BOUNDS: Readonly<Record<ActivationKind, GpuBound>> = {
+  gelu: CLOSE_3E5,
+  gelu_tanh: {
+    float32: { kind: "close", rtol: 5e-5, atol: 0 },
+    float16: { kind: "ulp16", ulps: 1 },
+  },
+  swish: CLOSE_3E5,
+  hard_swish: {
+    float32: { kind: "ulp", ulps: 4 },
+    float16: { kind: "ulp16", ulps: 1 },
+  },
+  hard_sigmoid: {
+    float32: { kind: "close", rtol: 2 ** -24, atol: 2 ** -22 },
+    float16: { kind: "ulp16", ulps: 1 },
+  },
+  leaky_relu: { float32: EXACT, float16: { kind: "ulp16", ulps: 1 } },
+  relu6: EXACT_BOTH,
+  elu: CLOSE_3E5,
+  clip: EXACT_BOTH,
+};
+
 /**
  * Every kernel that runs on the GPU: which calls do, the GPU kernel, and
  * its bound against the CPU.
@@ -474,6 +529,22 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
       placed: (on, x) => on.computes([x]) && x.dtype === "float32",
       run: (on, x, options) => batchNorm(on.batch, on.gpu(x), options),
       tolerance: { float32: { kind: "scaled", rtol: 2 ** -22 } },
+    },
+    activation: {
+      placed: (on, _kind, x) => on.computes([x]),
+      run: (on, kind, x, params) =>
+        activation(on.batch, kind, on.gpu(x), params),
+      tolerance: ACTIVATION_BOUNDS,
+    },
+    stack: {
+      placed: (on, xs) => on.moves(xs),
+      run: (on, xs, axis) => stack(on.batch, xs.map((x) => on.gpu(x)), axis),
+      tolerance: STRIDED_COPY,
+    },
+    broadcastTo: {
+      placed: (on, x) => on.moves([x]),
+      run: (on, x, shape) => broadcastTo(on.batch, on.gpu(x), shape),
+      tolerance: STRIDED_COPY,
     },
   } satisfies GpuKernelTable,
 );

@@ -1,6 +1,7 @@
 // Kernels that move elements without computing on them, on the GPU:
-// transpose, concat, slice and split (gather is in gather.ts), with the
-// semantics and error messages of kernels/cpu/shape.ts.
+// transpose, concat, stack, slice, split and broadcastTo (gather is in
+// gather.ts), with the semantics and error messages of
+// kernels/cpu/shape.ts.
 //
 // Invariants:
 //   Every kernel is a copy of bits (_strided_copy.ts: 32-bit words, or
@@ -13,13 +14,19 @@
 //   operand) returns a view of X's buffer, never X itself, so releasing the
 //   result never releases X.
 
-import { contiguousStrides, formatShape, sameShape } from "../_shape.ts";
+import {
+  contiguousStrides,
+  formatShape,
+  normalizeAxis,
+  sameShape,
+} from "../_shape.ts";
 import type { SplitKernelOptions } from "../device.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { copyStrided } from "./_strided_copy.ts";
 import {
   aroundAxis,
+  broadcastToStrides,
   concatLayout,
   nearEqualLayout,
   sliceLayout,
@@ -283,6 +290,106 @@ export function splitNearEqual(
 ): GpuTensor[] {
   const { axis: a, sizes } = nearEqualLayout(x.shape, axis, num);
   return cutAlong(batch, x, a, sizes);
+}
+
+/**
+ * Joins tensors of one shape and dtype along a new axis: a concat of
+ * views with a dim of 1 at the axis.
+ *
+ * @param batch Where the dispatches go (one per operand).
+ * @param xs One or more tensors of one shape.
+ * @param axis Where the new dim goes, in `[-(rank + 1), rank]`.
+ * @returns A new GPU tensor.
+ * @throws {RangeError} If `xs` is empty, the shapes differ or the axis is
+ * out of range.
+ * @throws {TypeError} If the dtypes differ (the CPU promotes them).
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { stack } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const a = batch.upload(Tensor.fromArray([1, 2], "float32"));
+ *   const b = batch.upload(Tensor.fromArray([3, 4], "float32"));
+ *   const [y] = await batch.read([stack(batch, [a, b], 1)]);
+ *   assertEquals(y.toNested(), [[1, 3], [2, 4]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function stack(
+  batch: GpuBatch,
+  xs: readonly GpuTensor[],
+  axis = 0,
+): GpuTensor {
+  if (xs.length === 0) throw new RangeError("stack: no inputs");
+  const shape = xs[0].shape;
+  const a = normalizeAxis(axis, shape.length + 1, "stack");
+  for (const x of xs) {
+    if (!sameShape(x.shape, shape)) {
+      throw new RangeError(
+        `stack: shapes ${formatShape(shape)} and ${
+          formatShape(x.shape)
+        } differ`,
+      );
+    }
+  }
+  const expanded = [...shape.slice(0, a), 1, ...shape.slice(a)];
+  return concat(batch, xs.map((x) => x.view(expanded)), a);
+}
+
+/**
+ * X repeated to a larger shape, as the CPU's `broadcastTo`: one strided
+ * copy that reads each repeated dim with stride 0.
+ *
+ * @param batch Where the dispatch goes.
+ * @param x The tensor.
+ * @param shape The result's dims, of at least X's rank.
+ * @returns A new GPU tensor of `shape` (a view when nothing repeats).
+ * @throws {RangeError} If X does not broadcast to `shape`.
+ *
+ * @example Usage
+ * ```ts
+ * import { GpuDevice } from "./gpu_device.ts";
+ * import { GpuBatch } from "./gpu_batch.ts";
+ * import { broadcastTo } from "./shape.ts";
+ * import { Tensor } from "../tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gpu = await GpuDevice.request();
+ * if (gpu instanceof GpuDevice) {
+ *   const batch = new GpuBatch(gpu);
+ *   const x = batch.upload(Tensor.fromArray([[1], [2]], "float32"));
+ *   const [y] = await batch.read([broadcastTo(batch, x, [2, 3])]);
+ *   assertEquals(y.toNested(), [[1, 1, 1], [2, 2, 2]]);
+ *   gpu.destroy();
+ * }
+ * ```
+ */
+export function broadcastTo(
+  batch: GpuBatch,
+  x: GpuTensor,
+  shape: readonly number[],
+): GpuTensor {
+  const strides = broadcastToStrides(x.shape, shape);
+  const size = shape.reduce((p, d) => p * d, 1);
+  if (size === x.size) return x.view([...shape]);
+  const out = batch.allocate(x.dtype, [...shape]);
+  if (size === 0) return out;
+  copyStrided(batch, x, out, {
+    dims: [...shape],
+    xBase: 0,
+    xStrides: strides,
+    outBase: 0,
+    outStrides: contiguousStrides(shape),
+  });
+  return out;
 }
 
 // Precondition: sizes are non-negative integers summing to x.shape[axis].

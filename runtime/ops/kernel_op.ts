@@ -33,6 +33,8 @@ export interface UnaryKernelOpSpec<A extends AttrSchema> {
   infer?: (x: InferredType, attrs: AttrValues<A>) => InferredType;
   /** How it treats the data input's rows; absent: it mixes them. */
   rows?: RowRule<A>;
+  /** Extra static checks of attribute values; see `OpDef.check`. */
+  check?: (attrs: AttrValues<A>) => void;
 }
 
 /**
@@ -66,6 +68,7 @@ export function unaryKernelOp<const A extends AttrSchema>(
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
     rows: spec.rows,
+    check: spec.check,
     infer: infer && ((ctx: InferContext<A>) => ({
       Out: infer(ctx.inputs("X")[0], ctx.attrs),
     })),

@@ -6,6 +6,7 @@
  * @module
  */
 import type { OpDef } from "../core/op_def.ts";
+import { ACTIVATION_OPS } from "./activation.ts";
 import { ARRAY_OPS } from "./array.ts";
 import { CHANNEL_OPS } from "./channel.ts";
 import { CONTROL_FLOW_OPS } from "./control_flow.ts";
@@ -14,6 +15,8 @@ import { DATA_OPS } from "./data.ts";
 import { ELEMENTWISE_OPS } from "./elementwise.ts";
 import { FEED_FETCH_OPS } from "./feed_fetch.ts";
 import { GO_OPS } from "./go.ts";
+import { INDEX_OPS } from "./indices.ts";
+import { PADDLE_SHAPE_OPS } from "./paddle_shape.ts";
 import { PRINT_OPS } from "./print.ts";
 import { REDUCE_OPS } from "./reduce.ts";
 import { RPC_OPS } from "./rpc.ts";
@@ -98,6 +101,15 @@ export const OP_GROUPS: readonly OpGroup[] = [
   { title: "Convolution", ops: CONV_OPS },
   { title: "Pooling", ops: POOL_OPS },
   { title: "Normalization", ops: NORM_OPS },
+  {
+    title: "Paddle's activations, clip, pow, log_softmax and dropout",
+    ops: ACTIVATION_OPS,
+  },
+  {
+    title: "Paddle's shapes: XShape, stacks, expansion",
+    ops: PADDLE_SHAPE_OPS,
+  },
+  { title: "Positions: arg_max, top_k_v2, one_hot_v2", ops: INDEX_OPS },
 ];
 
 /**

@@ -12,8 +12,9 @@ import {
   type OpDef,
   slot,
 } from "../core/op_def.ts";
+import { AttrError } from "../core/attr_read.ts";
 import { binaryKernelOp, unaryKernelOp } from "./kernel_op.ts";
-import { sameAs } from "./shape_rules.ts";
+import { broadcastRule, sameAs } from "./shape_rules.ts";
 
 /**
  * The type of a `reduce_*` result, by the rules of Fluid's `ReduceOp`:
@@ -47,14 +48,31 @@ function reducedShape(
 
 // Fluid's ReduceOpMaker: dim {0}, keep_dim false, reduce_all false. A
 // program that leaves `dim` out reduces dim 0, as it does under Paddle.
+// Paddle 2.x adds in_dtype and out_dtype (both -1: X's own dtype), which
+// Paddle's own Python API never sets for these ops; Rill accepts -1 only.
 function reduction(kind: ReduceKind): OpDef {
   return unaryKernelOp({
     type: `reduce_${kind}`,
-    summary: `Out = the ${kind} of X over dim (default [0]), or of all of X`,
+    summary:
+      `Out = the ${kind} of X over dim (default [0]), or of all of X; in_dtype and out_dtype -1 only`,
     attrs: {
       dim: attr.ints([0]),
       keep_dim: attr.bool(false),
       reduce_all: attr.bool(false),
+      in_dtype: attr.int(-1),
+      out_dtype: attr.int(-1),
+    },
+    check(a) {
+      for (const name of ["in_dtype", "out_dtype"] as const) {
+        if (a[name] !== -1) {
+          throw new AttrError(
+            name,
+            `${
+              a[name]
+            } asks for a cast, which Rill does not do here (only -1, X's own dtype)`,
+          );
+        }
+      }
     },
     compute: (device, x, a) =>
       device.kernels.reduce(kind, x, {
@@ -130,6 +148,49 @@ function matmulShape(
   }
   const batch = x.shape.length >= y.shape.length ? x.shape : y.shape;
   return { dtype: x.dtype, shape: [...batch.slice(0, -2), m, n] };
+}
+
+// Paddle's matmul_v2 InferShape: a 1-D X is a row [1, K] and a 1-D Y a
+// column [K, 1], whatever trans_x and trans_y say (its kernel ignores them
+// for vectors), and their vector dims leave the result; two vectors give
+// [1] (Paddle before 0-D tensors); the batch dims broadcast as NumPy's.
+function matmulV2Shape(
+  x: InferredType,
+  y: InferredType,
+  tx: boolean,
+  ty: boolean,
+): InferredType {
+  if (x.shape === undefined || y.shape === undefined) return { dtype: x.dtype };
+  const shapes = `X [${x.shape.join(", ")}] and Y [${y.shape.join(", ")}]`;
+  if (x.shape.length === 0 || y.shape.length === 0) {
+    throw new RangeError(`matmul_v2: ${shapes}: operands need rank >= 1`);
+  }
+  const matrix = (s: readonly number[], t: boolean, vector: number[]) => {
+    if (s.length === 1) return vector;
+    const [r, c] = s.slice(-2);
+    return t ? [c, r] : [r, c];
+  };
+  const [m, k1] = matrix(x.shape, tx, [1, x.shape[0]]);
+  const [k2, n] = matrix(y.shape, ty, [y.shape[0], 1]);
+  if (k1 >= 0 && k2 >= 0 && k1 !== k2) {
+    throw new RangeError(
+      `matmul_v2: ${shapes} do not multiply: inner dims ${k1} and ${k2}`,
+    );
+  }
+  let batch: readonly number[];
+  try {
+    batch = broadcastRule(
+      { shape: x.shape.slice(0, -2) },
+      { shape: y.shape.slice(0, -2) },
+      -1,
+    ).shape!;
+  } catch {
+    throw new RangeError(`matmul_v2: the batch dims of ${shapes} differ`);
+  }
+  const shape = [...batch];
+  if (x.shape.length > 1) shape.push(m);
+  if (y.shape.length > 1) shape.push(n);
+  return { dtype: x.dtype, shape: shape.length === 0 ? [1] : shape };
 }
 
 const sum = defineOp({
@@ -217,6 +278,23 @@ export const REDUCE_OPS: readonly OpDef[] = [
     rows: {
       mixesRows: (a) =>
         a.transpose_X ? "goes into a matmul that transposes it" : undefined,
+    },
+    poolWorthy: "product",
+  }),
+  binaryKernelOp({
+    type: "matmul_v2",
+    summary:
+      "Out = op(X) × op(Y) (Paddle 2.x): batch dims broadcast; a 1-D X is a row and a 1-D Y a column whatever trans_x and trans_y say, and two vectors give [1]",
+    attrs: { trans_x: attr.bool(false), trans_y: attr.bool(false) },
+    compute: (device, x, y, a) =>
+      device.kernels.matmul(x, y, {
+        transposeX: a.trans_x,
+        transposeY: a.trans_y,
+      }),
+    infer: (x, y, a) => matmulV2Shape(x, y, a.trans_x, a.trans_y),
+    rows: {
+      mixesRows: (a) =>
+        a.trans_x ? "goes into a matmul_v2 that transposes it" : undefined,
     },
     poolWorthy: "product",
   }),

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { Tensor } from "../../kernels/tensor.ts";
+import { sliceLayout } from "../../kernels/layout.ts";
+import { Tensor } from "../../kernels/tensor.ts";
 import {
   attr,
   defineOp,
@@ -12,6 +13,7 @@ import {
   type OpDef,
   slot,
 } from "../core/op_def.ts";
+import type { Scope } from "../core/scope.ts";
 import { unaryKernelOp } from "./kernel_op.ts";
 
 function reshapeRule(x: InferredType, shape: readonly number[]): InferredType {
@@ -83,34 +85,140 @@ const split = defineOp({
   },
 });
 
+// Along each sliced axis with a known dim, the length a slice keeps.
+function slicedDims(
+  shape: readonly number[],
+  axes: readonly number[],
+  starts: readonly number[],
+  ends: readonly number[],
+): number[] {
+  if (starts.length !== axes.length || ends.length !== axes.length) {
+    throw new RangeError(
+      `slice: ${axes.length} axes need as many starts and ends, got ${starts.length} and ${ends.length}`,
+    );
+  }
+  const dims = [...shape];
+  axes.forEach((axis, i) => {
+    const a = axis < 0 ? axis + shape.length : axis;
+    if (!(a >= 0 && a < shape.length)) {
+      throw new RangeError(
+        `slice: axis ${axis} is out of range for rank ${shape.length}`,
+      );
+    }
+    if (dims[a] < 0) return;
+    dims[a] = sliceLayout([dims[a]], [0], [starts[i]], [ends[i]]).shape[0];
+  });
+  return dims;
+}
+
+// Paddle's decrease_axis: those dims (each 1 after slicing) go; nothing
+// left is [1], as Paddle 2.x makes it.
+function decreasedDims(
+  shape: readonly number[],
+  decrease: readonly number[],
+): number[] {
+  if (decrease.length === 0) return [...shape];
+  const gone = new Set<number>();
+  for (const axis of decrease) {
+    const a = axis < 0 ? axis + shape.length : axis;
+    if (!(a >= 0 && a < shape.length) || (shape[a] !== 1 && shape[a] >= 0)) {
+      throw new RangeError(
+        `slice: decrease_axis ${axis} is not a dim of 1 in [${
+          shape.join(", ")
+        }]`,
+      );
+    }
+    gone.add(a);
+  }
+  const dims = shape.filter((_, i) => !gone.has(i));
+  return dims.length === 0 ? [1] : dims;
+}
+
+// Paddle's SliceOpMaker: StartsTensor, then StartsTensorList, then the
+// attribute (likewise for ends); Rill's own Starts and Ends come after
+// Paddle's tensors. infer_flags only says which bounds Paddle knew when it
+// built the program, and changes nothing here.
 const slice = defineOp({
   type: "slice",
-  summary: "Out = Input[starts:ends] along axes (Starts/Ends tensors override)",
+  summary:
+    "Out = Input[starts:ends] along axes, then without the decrease_axis dims (StartsTensor, StartsTensorList, Starts override starts; likewise ends)",
   inputs: {
     Input: slot.tensor(),
+    StartsTensor: slot.tensor({ optional: true }),
+    EndsTensor: slot.tensor({ optional: true }),
+    StartsTensorList: slot.tensor({ optional: true, duplicable: true }),
+    EndsTensorList: slot.tensor({ optional: true, duplicable: true }),
     Starts: slot.tensor({ optional: true }),
     Ends: slot.tensor({ optional: true }),
   },
   outputs: { Out: slot.tensor() },
-  attrs: { axes: attr.ints([]), starts: attr.ints([]), ends: attr.ints([]) },
-  infer: ({ inputs }) => ({ Out: { dtype: inputs("Input")[0]?.dtype } }),
+  attrs: {
+    axes: attr.ints([]),
+    starts: attr.ints([]),
+    ends: attr.ints([]),
+    infer_flags: attr.ints([]),
+    decrease_axis: attr.ints([]),
+  },
+  infer({ inputs, attrs: a }) {
+    const input = inputs("Input")[0];
+    const fromTensors = [
+      "StartsTensor",
+      "EndsTensor",
+      "StartsTensorList",
+      "EndsTensorList",
+      "Starts",
+      "Ends",
+    ].some((name) => inputs(name).length > 0);
+    const shape = input?.shape === undefined || fromTensors
+      ? undefined
+      : decreasedDims(
+        slicedDims(input.shape, a.axes, a.starts, a.ends),
+        a.decrease_axis,
+      );
+    return { Out: { dtype: input?.dtype, shape } };
+  },
   prepare(ctx) {
     const input = ctx.input("Input");
-    const starts = ctx.optionalInput("Starts");
-    const ends = ctx.optionalInput("Ends");
+    const bound = (tensor: string, list: string, rill: string) => ({
+      tensor: ctx.optionalInput(tensor),
+      list: ctx.inputList(list),
+      rill: ctx.optionalInput(rill),
+    });
+    const starts = bound("StartsTensor", "StartsTensorList", "Starts");
+    const ends = bound("EndsTensor", "EndsTensorList", "Ends");
     const out = ctx.output("Out");
     const a = ctx.attrs;
     const listOf = (t: Tensor) =>
       Array.from({ length: t.size }, (_, i) => Number(t.item(i)));
+    const read = (
+      scope: Scope,
+      b: typeof starts,
+      fallback: readonly number[],
+    ): readonly number[] => {
+      if (b.tensor) return listOf(b.tensor.tensor(scope));
+      if (b.list.length > 0) {
+        return b.list.map((r) => Number(r.tensor(scope).item(0)));
+      }
+      return b.rill ? listOf(b.rill.tensor(scope)) : fallback;
+    };
     return (scope, thread) => {
+      const kernels = thread.run.device.kernels;
+      const sliced = kernels.slice(
+        input.tensor(scope),
+        a.axes,
+        read(scope, starts, a.starts),
+        read(scope, ends, a.ends),
+      );
+      if (a.decrease_axis.length === 0) {
+        out.write(scope, sliced);
+        return;
+      }
+      const dims = decreasedDims(sliced.shape, a.decrease_axis);
       out.write(
         scope,
-        thread.run.device.kernels.slice(
-          input.tensor(scope),
-          a.axes,
-          starts ? listOf(starts.tensor(scope)) : a.starts,
-          ends ? listOf(ends.tensor(scope)) : a.ends,
-        ),
+        sliced.size === 0
+          ? Tensor.zeros(dims, sliced.dtype)
+          : kernels.reshape(sliced, dims),
       );
     };
   },

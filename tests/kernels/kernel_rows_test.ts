@@ -47,6 +47,11 @@ const CALLS: {
     [undefined, ["sum", x, { dims: [0] }]],
     [undefined, ["mean", x, { dims: [1], reduceAll: true }]],
   ],
+  activation: [["elements", ["hard_swish", x, [6, 6, 3]]], ["elements", [
+    "gelu",
+    x,
+    [],
+  ]]],
 };
 
 // Rows [start, end) of the call: operands that carry the rows are cut,

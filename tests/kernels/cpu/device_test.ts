@@ -11,9 +11,12 @@ Deno.test("cpuDevice is named cpu and frozen", () => {
 Deno.test("cpuDevice offers every kernel as a function", () => {
   const names = Object.keys(cpuDevice.kernels).sort();
   assertEquals(names, [
+    "activation",
     "addN",
+    "argMax",
     "batchNorm",
     "binary",
+    "broadcastTo",
     "cast",
     "compare",
     "concat",
@@ -30,6 +33,7 @@ Deno.test("cpuDevice offers every kernel as a function", () => {
     "matmul",
     "mean",
     "mul2d",
+    "oneHot",
     "pool2d",
     "range",
     "reduce",
@@ -40,6 +44,7 @@ Deno.test("cpuDevice offers every kernel as a function", () => {
     "split",
     "splitNearEqual",
     "stack",
+    "topK",
     "transpose",
     "unary",
     "uniformRandom",

@@ -1,5 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import {
+  broadcastTo,
   concat,
   gather,
   reshape,
@@ -249,4 +250,21 @@ Deno.test("gather() rejects out-of-range and non-integer indices", () => {
   assertThrows(() => gather(x, Tensor.fromArray([-1], "int32")), RangeError);
   assertThrows(() => gather(x, Tensor.fromArray([0], "float32")), TypeError);
   assertThrows(() => gather(x, Tensor.fromArray([0], "int32"), 1), RangeError);
+});
+
+Deno.test("broadcastTo() repeats dims of 1 and adds leading dims, as NumPy's broadcast_to", () => {
+  const x = iota([2, 1]);
+  assertEquals(broadcastTo(x, [2, 3]).toNested(), [[0, 0, 0], [1, 1, 1]]);
+  assertEquals(broadcastTo(x, [2, 2, 1]).toNested(), [[[0], [1]], [[0], [1]]]);
+  assertEquals(broadcastTo(iota([], "int64"), [2]).toNested(), [0n, 0n]);
+  assertEquals(broadcastTo(iota([1, 3]), [0, 3]).shape, [0, 3]);
+});
+
+Deno.test("broadcastTo() refuses a dim that is neither 1 nor the target's, and a lower rank", () => {
+  assertThrows(
+    () => broadcastTo(iota([2, 3]), [4, 3]),
+    RangeError,
+    "broadcastTo: cannot broadcast [2, 3] to [4, 3]",
+  );
+  assertThrows(() => broadcastTo(iota([2, 3]), [3]), RangeError);
 });

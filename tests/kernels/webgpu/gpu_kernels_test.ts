@@ -4,7 +4,11 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
-import { COMPARE_KINDS, type Kernels } from "../../../kernels/device.ts";
+import {
+  ACTIVATION_KINDS,
+  COMPARE_KINDS,
+  type Kernels,
+} from "../../../kernels/device.ts";
 import { GPU_BINARY, GPU_UNARY } from "../../../kernels/webgpu/elementwise.ts";
 import {
   GPU_KERNELS,
@@ -55,10 +59,21 @@ Deno.test("GPU_KERNELS bounds each kind the GPU runs, in each width it runs ther
     sorted([...GPU_REDUCE.float32, ...GPU_REDUCE.int32]),
     sorted(GPU_REDUCE.float16),
   ]);
+  assertEquals(kindsOf(GPU_KERNELS.activation?.tolerance), [
+    sorted(ACTIVATION_KINDS),
+    sorted(ACTIVATION_KINDS),
+  ]);
 });
 
 Deno.test("GPU_KERNELS gives every other kernel a float32 bound", () => {
-  const kinded = ["binary", "unary", "compare", "reduce", "pool2d"];
+  const kinded = [
+    "binary",
+    "unary",
+    "compare",
+    "reduce",
+    "pool2d",
+    "activation",
+  ];
   for (const [name, entry] of Object.entries(GPU_KERNELS)) {
     if (kinded.includes(name)) continue;
     assert((entry.tolerance as GpuBound).float32 !== undefined, name);

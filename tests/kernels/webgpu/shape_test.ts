@@ -1,13 +1,16 @@
-// The data-movement kernels (transpose, concat, slice, split, gather)
-// against the CPU's on seeded inputs: the same bits, the same errors.
+// The data-movement kernels (transpose, concat, stack, slice, split,
+// gather, broadcastTo) against the CPU's on seeded inputs: the same bits,
+// the same errors.
 
 import { assertEquals, assertThrows } from "@std/assert";
 import * as cpu from "../../../kernels/cpu/shape.ts";
 import {
+  broadcastTo,
   concat,
   slice,
   split,
   splitNearEqual,
+  stack,
   transpose,
 } from "../../../kernels/webgpu/shape.ts";
 import { gather } from "../../../kernels/webgpu/gather.ts";
@@ -387,5 +390,66 @@ Deno.test({
     }
     assertEquals(batch().dispatched, before); // nothing reached the GPU
     g.release();
+  },
+});
+
+Deno.test({
+  name:
+    "stack() matches the CPU along every axis, and refuses unequal shapes as it does",
+  ...gpuTest,
+  fn: async () => {
+    const next = seeded(31);
+    const cases: [number[], number][] = [
+      [[7, 33], 0],
+      [[7, 33], 1],
+      [[7, 33], -1],
+      [[5], 1],
+      [[], 0],
+      [[0, 3], 1],
+    ];
+    for (const dtype of DTYPES) {
+      for (const [shape, axis] of cases) {
+        const xs = [0, 1, 2].map(() => input(next, shape, dtype));
+        const b = batch();
+        const ups = xs.map((x) => b.upload(x));
+        const out = stack(b, ups, axis);
+        const [got] = await b.read([out]);
+        assertMatchesCpu("stack", got, cpu.stack(xs, axis));
+      }
+    }
+    const a = Tensor.zeros([2], "float32"), c = Tensor.zeros([3], "float32");
+    assertSameError(
+      () => stack(batch(), [batch().upload(a), batch().upload(c)]),
+      () => cpu.stack([a, c]),
+    );
+  },
+});
+
+Deno.test({
+  name: "broadcastTo() matches the CPU, repeating inner, outer and middle dims",
+  ...gpuTest,
+  fn: async () => {
+    const next = seeded(32);
+    const cases: [number[], number[]][] = [
+      [[33], [7, 33]],
+      [[7, 1], [7, 33]],
+      [[1, 1], [3, 5]],
+      [[2, 1, 3], [4, 2, 5, 3]],
+      [[], [4]],
+      [[3], [3]], // nothing repeats: a view
+      [[1, 3], [0, 3]],
+    ];
+    for (const dtype of DTYPES) {
+      for (const [from, to] of cases) {
+        const x = input(next, from, dtype);
+        const got = await onGpu([x], (a) => broadcastTo(batch(), a, to));
+        assertMatchesCpu("broadcast_to", got, cpu.broadcastTo(x, to));
+      }
+    }
+    const x = Tensor.zeros([2, 3], "float32");
+    assertSameError(
+      () => broadcastTo(batch(), batch().upload(x), [4, 3]),
+      () => cpu.broadcastTo(x, [4, 3]),
+    );
   },
 });

@@ -10,7 +10,7 @@ import {
 } from "../../../kernels/webgpu/tolerance.ts";
 import { GPU_BINARY, GPU_UNARY } from "../../../kernels/webgpu/elementwise.ts";
 import { GPU_REDUCE } from "../../../kernels/webgpu/reduce.ts";
-import { COMPARE_KINDS } from "../../../kernels/device.ts";
+import { ACTIVATION_KINDS, COMPARE_KINDS } from "../../../kernels/device.ts";
 
 Deno.test("TOLERANCE has an entry for every GPU kernel", () => {
   const ops = [
@@ -18,6 +18,7 @@ Deno.test("TOLERANCE has an entry for every GPU kernel", () => {
     ...GPU_UNARY,
     ...COMPARE_KINDS,
     ...GPU_REDUCE.float32.map((k) => `reduce_${k}`),
+    ...ACTIVATION_KINDS,
     "scale",
     "matmul",
     "softmax",
@@ -40,6 +41,7 @@ Deno.test("TOLERANCE is exact for exactly rounded ops", () => {
     const op of [
       ...ops,
       ...["transpose", "concat", "slice", "gather", "cast", "uniform_random"],
+      ...["stack", "broadcast_to", "relu6", "clip", "leaky_relu"],
     ]
   ) {
     assertEquals(TOLERANCE[op], { kind: "exact" }, op);
@@ -73,6 +75,7 @@ Deno.test("TOLERANCE_F16 has an entry for every float16 GPU kernel", () => {
     ...GPU_UNARY,
     ...COMPARE_KINDS,
     ...GPU_REDUCE.float16.map((k) => `reduce_${k}`),
+    ...ACTIVATION_KINDS,
     "scale",
     "matmul",
     "softmax",

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { AttrError, readAttrs } from "../../../runtime/core/attr_read.ts";
 import type { AttrKind, OpDef } from "../../../runtime/core/op_def.ts";
+import { ACTIVATION_OPS } from "../../../runtime/ops/activation.ts";
 import { ARRAY_OPS } from "../../../runtime/ops/array.ts";
 import { CHANNEL_OPS } from "../../../runtime/ops/channel.ts";
 import { CLUSTER_OPS } from "../../../runtime/ops/cluster.ts";
@@ -9,7 +10,9 @@ import { DATA_OPS } from "../../../runtime/ops/data.ts";
 import { ELEMENTWISE_OPS } from "../../../runtime/ops/elementwise.ts";
 import { FEED_FETCH_OPS } from "../../../runtime/ops/feed_fetch.ts";
 import { GO_OPS } from "../../../runtime/ops/go.ts";
+import { INDEX_OPS } from "../../../runtime/ops/indices.ts";
 import { makeRegistry, OPS } from "../../../runtime/ops/mod.ts";
+import { PADDLE_SHAPE_OPS } from "../../../runtime/ops/paddle_shape.ts";
 import { PRINT_OPS } from "../../../runtime/ops/print.ts";
 import { REDUCE_OPS } from "../../../runtime/ops/reduce.ts";
 import { RPC_OPS } from "../../../runtime/ops/rpc.ts";
@@ -46,6 +49,9 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   CONV_OPS,
   POOL_OPS,
   NORM_OPS,
+  ACTIVATION_OPS,
+  PADDLE_SHAPE_OPS,
+  INDEX_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {

@@ -16,7 +16,14 @@ import {
   softmax,
   sum,
 } from "../../../mod.ts";
+import type { Variable } from "../../../runtime/build/program.ts";
 import { REDUCE_OPS } from "../../../runtime/ops/reduce.ts";
+import { AttrType } from "../../../gen/rill/v1/framework_pb.ts";
+import { op, tensor } from "../../_helpers/desc_init.ts";
+import {
+  assertValid,
+  validationError,
+} from "../../_helpers/invalid_program.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";
 import { runForTensor } from "../../_helpers/run_program.ts";
 
@@ -191,6 +198,111 @@ testOpCases("REDUCE_OPS", REDUCE_OPS, {
       }],
     },
   ],
+  matmul_v2: [
+    {
+      what: "multiplies with trans_x and trans_y as Paddle writes them",
+      build: () => {
+        const x = m23();
+        const x32 = assignValue([1, 2, 3, 4, 5, 6], { shape: [3, 2] });
+        const y23 = assignValue([1, 0, 1, 0, 1, 1], { shape: [2, 3] });
+        return [
+          matmulV2(x, x, { trans_x: false, trans_y: true }),
+          matmulV2(x32, y23, { trans_x: true, trans_y: true }),
+          matmulV2(x, x32, {}),
+        ];
+      },
+      tensors: [
+        { dtype: "float32", shape: [2, 2], values: [[14, 32], [32, 77]] },
+        { dtype: "float32", shape: [2, 2], values: [[6, 8], [8, 10]] },
+        { dtype: "float32", shape: [2, 2], values: [[22, 28], [49, 64]] },
+      ],
+    },
+    {
+      what: "takes a 1-D X as a row and a 1-D Y as a column, ignoring trans",
+      build: () => {
+        const v = assignValue([1, 2, 3]);
+        const y = assignValue([1, 0, 0, 1, 1, 1], { shape: [3, 2] });
+        return [
+          matmulV2(v, y, { trans_x: true }),
+          matmulV2(m23(), assignValue([1, 1, 1]), { trans_y: true }),
+          matmulV2(v, assignValue([1, 1, 1]), {}),
+        ];
+      },
+      tensors: [
+        { dtype: "float32", shape: [2], values: [4, 5] },
+        { dtype: "float32", shape: [2], values: [6, 15] },
+        { dtype: "float32", shape: [1], values: [6] },
+      ],
+    },
+    {
+      what: "broadcasts batch dims of both operands",
+      build: () =>
+        matmulV2(
+          assignValue([1, 2, 3, 4], { shape: [2, 1, 1, 2] }),
+          assignValue([1, 0, 0, 1, 1, 1], { shape: [3, 2, 1] }),
+          {},
+        ),
+      tensors: [{
+        dtype: "float32",
+        shape: [2, 3, 1, 1],
+        values: [[[[1]], [[2]], [[3]]], [[[3]], [[4]], [[7]]]],
+      }],
+    },
+  ],
+});
+
+function matmulV2(
+  x: Variable,
+  y: Variable,
+  attrs: { trans_x?: boolean; trans_y?: boolean },
+): Variable {
+  return appendLayer("matmul_v2", { X: x, Y: y }, attrs).Out[0];
+}
+
+Deno.test("validateProgram() refuses a matmul_v2 whose inner dims differ, naming the op and shapes", () => {
+  const e = validationError(
+    [tensor("x", [2, 3]), tensor("y", [2, 3]), tensor("out")],
+    [op("matmul_v2", { X: ["x"], Y: ["y"] }, { Out: ["out"] })],
+  );
+  assertEquals(e.where, {
+    file: "p.pb",
+    block: 0,
+    op: 0,
+    opType: "matmul_v2",
+  });
+  assertEquals(
+    e.message,
+    "p.pb: block 0 op 0 (matmul_v2): matmul_v2: X [2, 3] and Y [2, 3] do not multiply: inner dims 3 and 2",
+  );
+});
+
+Deno.test("validateProgram() refuses matmul_v2 batch dims that do not broadcast", () => {
+  const e = validationError(
+    [tensor("x", [2, 2, 3]), tensor("y", [3, 3, 2]), tensor("out")],
+    [op("matmul_v2", { X: ["x"], Y: ["y"] }, { Out: ["out"] })],
+  );
+  assertEquals(
+    e.message,
+    "p.pb: block 0 op 0 (matmul_v2): matmul_v2: the batch dims of X [2, 2, 3] and Y [3, 3, 2] differ",
+  );
+});
+
+Deno.test("reduce_mean accepts Paddle's in_dtype and out_dtype at -1 and refuses a cast", () => {
+  const vars = [tensor("x", [2, 3]), tensor("out")];
+  const reduce = (outDtype: number) =>
+    op("reduce_mean", { X: ["x"] }, { Out: ["out"] }, [
+      { name: "in_dtype", type: AttrType.INT, i: -1 },
+      { name: "out_dtype", type: AttrType.INT, i: outDtype },
+    ]);
+  assertValid(vars, [reduce(-1)]);
+  const e = validationError(vars, [reduce(6)]);
+  assertEquals(e.where, {
+    file: "p.pb",
+    block: 0,
+    op: 0,
+    opType: "reduce_mean",
+    attr: "out_dtype",
+  });
 });
 
 Deno.test("reduce_sum with reduce_all ignores dim", async () => {

@@ -158,6 +158,40 @@ testOpCases("SHAPE_OPS", SHAPE_OPS, {
         }, { axes: [0], starts: [0], ends: [1] }).Out[0],
       tensors: [{ dtype: "float32", shape: [2], values: [2, 3] }],
     },
+    {
+      what:
+        "drops decrease_axis dims as Paddle writes them (infer_flags, tensor lists)",
+      build: () => {
+        const x = m23();
+        const paddle = {
+          axes: [0],
+          starts: [1],
+          ends: [2],
+          decrease_axis: [0],
+          infer_flags: [1],
+        };
+        return [
+          appendLayer("slice", { Input: x }, paddle).Out[0],
+          appendLayer("slice", { Input: x }, {
+            axes: [0, 1],
+            starts: [1, 2],
+            ends: [2, 3],
+            decrease_axis: [0, 1],
+            infer_flags: [1, 1],
+          }).Out[0],
+          appendLayer("slice", {
+            Input: x,
+            StartsTensorList: [int32s([-2])],
+            EndsTensor: assignValue([1204], { dtype: "int64" }),
+          }, { axes: [1], starts: [0], ends: [1], infer_flags: [-1] }).Out[0],
+        ];
+      },
+      tensors: [
+        { dtype: "float32", shape: [3], values: [4, 5, 6] },
+        { dtype: "float32", shape: [1], values: [6] },
+        { dtype: "float32", shape: [2, 2], values: [[2, 3], [5, 6]] },
+      ],
+    },
   ],
   gather: [
     {
@@ -223,4 +257,33 @@ Deno.test("concat panics on inputs that differ off the axis", async () => {
     Panic,
   );
   assertEquals(panic.where, "block 0 op 2 concat");
+});
+
+Deno.test("slice refuses a decrease_axis dim that is not 1, naming the op and shape", async () => {
+  const program = new Program();
+  assertThrows(
+    () =>
+      program.guard(() =>
+        appendLayer("slice", { Input: m23() }, {
+          axes: [1],
+          starts: [0],
+          ends: [2],
+          decrease_axis: [1],
+        })
+      ),
+    TypeError,
+    "slice: decrease_axis 1 is not a dim of 1 in [2, 2]",
+  );
+  const panic: Panic = await assertRejects(
+    () =>
+      runProgram(() => {
+        appendLayer("slice", {
+          Input: m23(),
+          StartsTensor: int32s([0]),
+        }, { axes: [1], starts: [0], ends: [2], decrease_axis: [1] });
+      }),
+    Panic,
+  );
+  assertEquals(panic.where, "block 0 op 2 slice");
+  assertStringIncludes(panic.message, "decrease_axis 1 is not a dim of 1");
 });

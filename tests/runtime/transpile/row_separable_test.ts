@@ -14,8 +14,9 @@ import { transpile } from "../../../runtime/transpile/transpile.ts";
 
 const DEFS = [...OPS.values()];
 
-// A value for a required attribute: 5 is float32 as a dtype code (cast).
-const REQUIRED: Partial<Record<AttrKind, number>> = { int: 5 };
+// A value for a required attribute: 5 is float32 as a dtype code (cast);
+// 1 is a clip whose min and max agree.
+const REQUIRED: Partial<Record<AttrKind, number>> = { int: 5, float: 1 };
 
 // `read` → the op on the rows (X) and a [1] parameter (its other tensor
 // inputs) → `print`.
