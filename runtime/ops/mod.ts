@@ -27,6 +27,7 @@ import { VALUE_OPS } from "./values.ts";
 import { CONV_OPS } from "./conv.ts";
 import { POOL_OPS } from "./pool.ts";
 import { NORM_OPS } from "./norm.ts";
+import { RNN_OPS } from "./rnn.ts";
 
 /**
  * Builds a registry from definitions, refusing a type defined twice.
@@ -110,6 +111,7 @@ export const OP_GROUPS: readonly OpGroup[] = [
     ops: PADDLE_SHAPE_OPS,
   },
   { title: "Positions: arg_max, top_k_v2, one_hot_v2", ops: INDEX_OPS },
+  { title: "Recurrent networks", ops: RNN_OPS },
 ];
 
 /**

@@ -23,6 +23,7 @@ import { VALUE_OPS } from "../../../runtime/ops/values.ts";
 import { CONV_OPS } from "../../../runtime/ops/conv.ts";
 import { POOL_OPS } from "../../../runtime/ops/pool.ts";
 import { NORM_OPS } from "../../../runtime/ops/norm.ts";
+import { RNN_OPS } from "../../../runtime/ops/rnn.ts";
 import { out1 } from "../../../runtime/layers/append_layer.ts";
 import { Executor, fillConstant, Program } from "../../../mod.ts";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
@@ -52,6 +53,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   ACTIVATION_OPS,
   PADDLE_SHAPE_OPS,
   INDEX_OPS,
+  RNN_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
