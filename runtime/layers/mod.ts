@@ -26,3 +26,4 @@ export * from "./rpc.ts";
 export * from "./conv.ts";
 export * from "./pool.ts";
 export * from "./norm.ts";
+export * from "./activation.ts";
