@@ -27,3 +27,4 @@ export * from "./conv.ts";
 export * from "./pool.ts";
 export * from "./norm.ts";
 export * from "./activation.ts";
+export * from "./paddle_shape.ts";
