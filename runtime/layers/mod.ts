@@ -28,3 +28,4 @@ export * from "./pool.ts";
 export * from "./norm.ts";
 export * from "./activation.ts";
 export * from "./paddle_shape.ts";
+export * from "./indices.ts";
