@@ -76,15 +76,23 @@ export function appendLayer(
     const given = outputs[slot];
     if (given !== undefined) {
       result[slot] = [...listOf(given)];
-    } else if (!spec.optional && !spec.duplicable) {
-      const t = inferred[slot] as InferredType | undefined;
+    } else if (!spec.optional) {
+      // A duplicable slot gets one variable per type infer gives (unstack's
+      // num); without those it is left empty.
+      const t = inferred[slot];
+      const types: readonly (InferredType | undefined)[] = spec.duplicable
+        ? (Array.isArray(t) ? t : [])
+        : [t as InferredType | undefined];
+      if (types.length === 0) continue;
       const kind = spec.kind === "any" ? inputKind(inputs) : spec.kind;
-      result[slot] = [block.createVar({
-        name: block.program.uniqueName(`${type}.${slot.toLowerCase()}`),
-        kind,
-        dtype: t?.dtype,
-        shape: t?.shape,
-      })];
+      result[slot] = types.map((info) =>
+        block.createVar({
+          name: block.program.uniqueName(`${type}.${slot.toLowerCase()}`),
+          kind,
+          dtype: info?.dtype,
+          shape: info?.shape,
+        })
+      );
     }
   }
   block.appendOp({ type, inputs, outputs: result, attrs });

@@ -26,3 +26,6 @@ export * from "./rpc.ts";
 export * from "./conv.ts";
 export * from "./pool.ts";
 export * from "./norm.ts";
+export * from "./activation.ts";
+export * from "./paddle_shape.ts";
+export * from "./indices.ts";

@@ -1,6 +1,6 @@
 /**
  * Builders for the reductions and products: `reduce_*`, `mean`, `softmax`,
- * `sum`, `mul`, `matmul`.
+ * `sum`, `mul`, `matmul`, `matmul_v2`.
  *
  * @module
  */
@@ -274,5 +274,48 @@ export function matmul(
     transpose_X: options.transposeX,
     transpose_Y: options.transposeY,
     alpha: options.alpha,
+  }, options);
+}
+
+/** Options of {@linkcode matmulV2}. */
+export interface MatmulV2Options extends OutOptions {
+  /** `trans_x`: transpose x's last two dims. @default {false} */
+  transX?: boolean;
+  /** `trans_y`: transpose y's last two dims. @default {false} */
+  transY?: boolean;
+}
+
+/**
+ * `matmul_v2`: Paddle 2.x's batched matrix product; batch dims broadcast,
+ * a 1-D `x` is a row and a 1-D `y` a column.
+ *
+ * @param x Left.
+ * @param y Right.
+ * @param options Transposes, where to write.
+ * @returns The `Out` variable.
+ *
+ * @example Usage
+ * ```ts
+ * import { assignValue, Executor, matmulV2, print, Program } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => {
+ *   const x = assignValue([1, 2, 3, 4], { shape: [2, 2] });
+ *   print(matmulV2(x, assignValue([1, 1])), { message: "y" });
+ * });
+ * const lines: string[] = [];
+ * await new Executor({ print: (l) => lines.push(l) }).run(p);
+ * assertEquals(lines, ["y [3, 7]"]);
+ * ```
+ */
+export function matmulV2(
+  x: Variable,
+  y: Variable,
+  options: MatmulV2Options = {},
+): Variable {
+  return out1("matmul_v2", { X: x, Y: y }, {
+    trans_x: options.transX,
+    trans_y: options.transY,
   }, options);
 }

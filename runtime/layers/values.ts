@@ -8,6 +8,7 @@ import type { DType } from "../../kernels/dtype.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
 import type { Variable } from "../build/program.ts";
 import { out1, type OutOptions } from "./append_layer.ts";
+import { exactText } from "./_exact_text.ts";
 
 /** Options of `fillConstant`. */
 export interface FillConstantOptions extends OutOptions {
@@ -44,18 +45,6 @@ export function fillConstant(options: FillConstantOptions): Variable {
     value: Number(v),
     str_value: exactText(v, dtype),
   }, options);
-}
-
-// `value` is a float32 on the wire; a value it cannot hold goes in
-// `str_value` too, so that 2 ** 60 (int64) or 0.1 (float64) stay exact.
-function exactText(
-  v: number | bigint | boolean,
-  dtype: DType,
-): string | undefined {
-  if (typeof v === "bigint") return v.toString();
-  if (typeof v !== "number" || Object.is(Math.fround(v), v)) return undefined;
-  if (dtype !== "int64") return String(v);
-  return Number.isFinite(v) ? BigInt(Math.trunc(v)).toString() : undefined;
 }
 
 /** Options of `assignValue`. */
