@@ -299,6 +299,13 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
    * the op alone never makes a pool worth starting.
    */
   readonly poolWorthy?: "product";
+  /**
+   * The input slots of a product's left and right matrices, which a
+   * {@linkcode LeftOperandRows} rule and `poolWorthy` read (the rows go in
+   * on the left; the work is size(left) times the right's last dim).
+   * Absent: `X` and `Y`.
+   */
+  readonly productSlots?: readonly [left: string, right: string];
   /** Extra static checks of attribute values; throws an `Error` saying what is wrong. */
   check?(attrs: AttrValues<A>, ctx: CheckContext): void;
   /**

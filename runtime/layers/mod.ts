@@ -29,3 +29,4 @@ export * from "./norm.ts";
 export * from "./activation.ts";
 export * from "./paddle_shape.ts";
 export * from "./indices.ts";
+export * from "./paddle_nn.ts";

@@ -28,6 +28,7 @@ import { CONV_OPS } from "./conv.ts";
 import { POOL_OPS } from "./pool.ts";
 import { NORM_OPS } from "./norm.ts";
 import { RNN_OPS } from "./rnn.ts";
+import { PADDLE_NN_OPS } from "./paddle_nn.ts";
 
 /**
  * Builds a registry from definitions, refusing a type defined twice.
@@ -112,6 +113,10 @@ export const OP_GROUPS: readonly OpGroup[] = [
   },
   { title: "Positions: arg_max, top_k_v2, one_hot_v2", ops: INDEX_OPS },
   { title: "Recurrent networks", ops: RNN_OPS },
+  {
+    title: "Paddle's inference layers: fc, lookup_table_v2",
+    ops: PADDLE_NN_OPS,
+  },
 ];
 
 /**

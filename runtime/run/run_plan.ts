@@ -268,8 +268,9 @@ function estimatedWork(
     }
     return undefined;
   };
-  const x = dims("X");
-  const y = dims("Y");
+  const [left, right] = OPS.get(op.type)?.productSlots ?? ["X", "Y"];
+  const x = dims(left);
+  const y = dims(right);
   if (x === undefined || y === undefined || y.length === 0) return NaN;
   return x.reduce((p, d) => p * d, 1) * y[y.length - 1];
 }

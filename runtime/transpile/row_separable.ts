@@ -10,8 +10,9 @@
  *   aligned row by row; any other operand is a parameter that broadcasts
  *   along the rows (it does not carry the first dim).
  * - `last_axis` (`softmax`): over the last axis.
- * - a left-operand rule (`mul`, `matmul`): the input on the left, with
- *   attributes the op's rule accepts. The right operand is a parameter.
+ * - a left-operand rule (`mul`, `matmul`, `fc`): the input on the left
+ *   (the def's `productSlots`), with attributes the op's rule accepts. The
+ *   other inputs are parameters.
  *
  * @module
  */
@@ -105,10 +106,16 @@ export function checkRowSeparable(
     return;
   }
   if (rule !== undefined) {
-    const x = arg("X")!;
-    const y = arg("Y")!;
+    const [left, right] = def?.productSlots ?? ["X", "Y"];
+    const x = arg(left)!;
+    const y = arg(right)!;
     if (context.carriesRows(y)) {
       refuse(y, `is ${op.type}'s right operand; only the left may carry rows`);
+    }
+    const other = op.inputs.filter((v) => v.parameter !== left)
+      .flatMap((v) => v.arguments).find((n) => context.carriesRows(n));
+    if (other !== undefined) {
+      refuse(other, `goes into ${op.type} beside its left operand`);
     }
     const why = rule.mixesRows(attrs() as AttrValues<AttrSchema>);
     if (why !== undefined) refuse(x, why);

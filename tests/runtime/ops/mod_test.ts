@@ -24,6 +24,7 @@ import { CONV_OPS } from "../../../runtime/ops/conv.ts";
 import { POOL_OPS } from "../../../runtime/ops/pool.ts";
 import { NORM_OPS } from "../../../runtime/ops/norm.ts";
 import { RNN_OPS } from "../../../runtime/ops/rnn.ts";
+import { PADDLE_NN_OPS } from "../../../runtime/ops/paddle_nn.ts";
 import { out1 } from "../../../runtime/layers/append_layer.ts";
 import { Executor, fillConstant, Program } from "../../../mod.ts";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
@@ -54,6 +55,7 @@ const GROUPS: Readonly<Record<string, readonly OpDef[]>> = {
   PADDLE_SHAPE_OPS,
   INDEX_OPS,
   RNN_OPS,
+  PADDLE_NN_OPS,
 };
 
 Deno.test("OPS holds the ops of every group, each once", () => {
@@ -126,13 +128,14 @@ Deno.test("every OpDef reads its defaults when no attribute is given", () => {
   }
 });
 
-Deno.test("every poolWorthy OpDef is a product X × Y run by a kernel that takes the pool's gemm", async () => {
+Deno.test("every poolWorthy OpDef is a product of its productSlots run by a kernel that takes the pool's gemm", async () => {
   const worthy = [...OPS.values()].filter((def) => def.poolWorthy);
   assert(worthy.length > 0);
   const cpu = cpuDevice.kernels;
   for (const def of worthy) {
-    // The executor estimates the work from X and Y's declared shapes.
-    assertEquals(Object.keys(def.inputs), ["X", "Y"], def.type);
+    // The executor estimates the work from the operands' declared shapes.
+    const [left, right] = def.productSlots ?? ["X", "Y"];
+    assert(left in def.inputs && right in def.inputs, def.type);
     const called: string[] = [];
     const spy: Device = {
       name: "spy",
@@ -145,8 +148,8 @@ Deno.test("every poolWorthy OpDef is a product X × Y run by a kernel that takes
     const p = new Program();
     const out = p.guard(() =>
       out1(def.type, {
-        X: fillConstant({ shape: [4, 3] }),
-        Y: fillConstant({ shape: [3, 2] }),
+        [left]: fillConstant({ shape: [4, 3] }),
+        [right]: fillConstant({ shape: [3, 2] }),
       }, {})
     );
     await new Executor({ device: spy }).run(p, { fetch: [out.name] });

@@ -18,16 +18,20 @@ const DEFS = [...OPS.values()];
 // 1 is a clip whose min and max agree.
 const REQUIRED: Partial<Record<AttrKind, number>> = { int: 5, float: 1 };
 
-// `read` → the op on the rows (X) and a [1] parameter (its other tensor
-// inputs) → `print`.
+// `read` → the op on the rows (X, or a product's left slot) and a [1]
+// parameter (its other tensor inputs; [1, 1] for a product's right slot
+// that must be a matrix) → `print`.
 function onRows(def: OpDef): Program {
+  const [left, right] = def.productSlots ?? ["X", "Y"];
   const p = new Program();
   p.guard(() => {
     const [x] = read("x.npy");
     const inputs = Object.fromEntries(
       Object.keys(def.inputs).map((slot) => [
         slot,
-        slot === "X" ? x : assignValue([2], { shape: [1] }),
+        slot === left ? x : assignValue([2], {
+          shape: def.productSlots && slot === right ? [1, 1] : [1],
+        }),
       ]),
     );
     const attrs = Object.fromEntries(
