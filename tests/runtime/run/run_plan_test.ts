@@ -3,6 +3,7 @@
 
 import { assertEquals, assertMatch } from "@std/assert";
 import {
+  fc,
   fillConstant,
   go,
   makeChannel,
@@ -79,6 +80,20 @@ Deno.test("planRun() pools a product large enough to split", async () => {
   });
   assertEquals(plan.workers, 2);
   assertEquals(plan.workersReason, "2 (block 0 op 1 (matmul) may be split)");
+});
+
+Deno.test("planRun() estimates an fc's work from Input and W", async () => {
+  const plan = (n: number) => {
+    const p = new Program();
+    p.guard(() => {
+      const x = fillConstant({ shape: [n, n], value: 1 });
+      fc(x, x);
+    });
+    return planRun(p.desc, { device: "cpu", workers: 2 });
+  };
+  assertEquals((await plan(8)).workers, 1);
+  const large = await plan(512);
+  assertEquals(large.workersReason, "2 (block 0 op 1 (fc) may be split)");
 });
 
 Deno.test('planRun() with workers "auto" asks for every core', async () => {
