@@ -182,6 +182,9 @@ export interface WorkerServer {
  */
 const CLOSE_GRACE_MS = 1000;
 
+/** How long a GOAWAY has to close a connection before it is cut. */
+const GOAWAY_GRACE_MS = 1000;
+
 /** The default limit on a request message: 4 MiB. */
 export const DEFAULT_READ_MAX_BYTES = 4 << 20;
 
@@ -287,25 +290,31 @@ export async function serveWorker(
   server.on("error", () => {});
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
+  // Closing runs in this order because each step needs the one before:
+  // 1. handlers' signals abort, so each call ends with `unavailable`, and
+  //    no new connection is taken (one in its handshake is cut);
+  // 2. the calls' replies and statuses go out;
+  // 3. clients hang up on their own (Rill's master closes a connection
+  //    when its last call ends), until the grace period ends;
+  // 4. a connection still open gets a GOAWAY, and what is left after
+  //    GOAWAY_GRACE_MS is cut.
+  // Step 3 is there because a GOAWAY is not harmless under Deno: a
+  // Connect client that gets one just after its streams closed destroys
+  // the connection, and a reply it had received but not yet read fails
+  // with "Premature close".
+  async function closeGracefully(): Promise<void> {
+    shutdown.abort(new ConnectError("the worker is closing", Code.Unavailable));
+    guard.close();
+    const deadline = Date.now() + CLOSE_GRACE_MS;
+    await pollUntil(() => openResponses === 0, deadline);
+    await pollUntil(() => sessions.size === 0, deadline);
+    for (const session of sessions) session.goaway();
+    await pollUntil(() => sessions.size === 0, Date.now() + GOAWAY_GRACE_MS);
+    for (const session of sessions) session.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
   function close(): Promise<void> {
-    closing ??= new Promise<void>((resolve) => {
-      // 1. Handlers' signals abort: each call ends with this status.
-      shutdown.abort(
-        new ConnectError("the worker is closing", Code.Unavailable),
-      );
-      // 2. No new connections, no more deadlines; each open connection
-      // ends when its calls have sent their status (GOAWAY), or is cut at
-      // the grace period's end; one still in its handshake is cut now.
-      guard.close();
-      const grace = setTimeout(() => {
-        for (const session of sessions) session.destroy();
-      }, CLOSE_GRACE_MS);
-      server.close(() => {
-        clearTimeout(grace);
-        resolve();
-      });
-      for (const session of sessions) session.close();
-    });
+    closing ??= closeGracefully();
     return closing;
   }
   return {
@@ -318,6 +327,16 @@ export async function serveWorker(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** How often closing looks at what it waits for. */
+const CLOSE_POLL_MS = 5;
+
+/** Resolves once `done()` holds or `deadline` (epoch ms) has passed. */
+async function pollUntil(done: () => boolean, deadline: number): Promise<void> {
+  while (!done() && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, CLOSE_POLL_MS));
+  }
 }
 
 /** Binds the service's methods to the handler. */
