@@ -23,6 +23,53 @@ export function shapeSize(shape: readonly number[]): number {
 }
 
 /**
+ * The most elements a tensor may have: V8's limit on a typed array's length
+ * (2^32 - 1 is the smallest of the limits it has had on 64-bit machines).
+ */
+export const MAX_TENSOR_ELEMENTS = 2 ** 32 - 1;
+
+/**
+ * The number of elements of a shape that new storage is made for, checked:
+ * every dim a whole number of at least 0, and the product within
+ * {@linkcode MAX_TENSOR_ELEMENTS}.
+ *
+ * @param shape The dims, as a program gave them.
+ * @returns The element count.
+ * @throws {RangeError} Naming the shape and what is wrong with it.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkedShapeSize } from "./_shape.ts";
+ * import { assertEquals, assertThrows } from "@std/assert";
+ *
+ * assertEquals(checkedShapeSize([2, 3]), 6);
+ * assertThrows(() => checkedShapeSize([1, -2]), RangeError, "shape [1, -2]: dim 1 is -2");
+ * ```
+ */
+export function checkedShapeSize(shape: readonly number[]): number {
+  let size = 1;
+  for (let i = 0; i < shape.length; i++) {
+    const d = shape[i];
+    if (!(Number.isInteger(d) && d >= 0)) {
+      throw new RangeError(
+        `shape ${
+          formatShape(shape)
+        }: dim ${i} is ${d}, not a whole number >= 0`,
+      );
+    }
+    size *= d;
+  }
+  if (size > MAX_TENSOR_ELEMENTS) {
+    throw new RangeError(
+      `shape ${
+        formatShape(shape)
+      }: ${size} elements, more than a tensor may hold (${MAX_TENSOR_ELEMENTS})`,
+    );
+  }
+  return size;
+}
+
+/**
  * The row-major strides of a shape, in elements.
  *
  * @param shape The dims.

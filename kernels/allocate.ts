@@ -167,9 +167,23 @@ export function setLargeArraySource(
 }
 
 // Sets `target` to a buffer with `bytes` free bytes and returns their offset.
+// A buffer of its own for a large array. The engine's "Array buffer
+// allocation failed" would not say how much was asked for.
+function largeBuffer(bytes: number): ArrayBuffer {
+  try {
+    return new ArrayBuffer(bytes);
+  } catch {
+    throw new RangeError(
+      `cannot allocate ${bytes} bytes (${
+        (bytes / 2 ** 30).toFixed(1)
+      } GiB) for a tensor`,
+    );
+  }
+}
+
 function reserve(bytes: number): number {
   if (bytes > SMALL_BYTES) {
-    target = new ArrayBuffer(bytes);
+    target = largeBuffer(bytes);
     return 0;
   }
   if (used + bytes > SLAB_BYTES) {

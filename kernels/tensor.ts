@@ -9,7 +9,7 @@
 
 import { allocate } from "./allocate.ts";
 import { ELEMENTS_ON_DEVICE } from "./_elements_on_device.ts";
-import { formatShape, shapeSize } from "./_shape.ts";
+import { checkedShapeSize, formatShape, shapeSize } from "./_shape.ts";
 import {
   arrayType,
   type DType,
@@ -228,7 +228,7 @@ export class Tensor {
    * ```
    */
   static zeros(shape: readonly number[], dtype: DType): Tensor {
-    return new Tensor(dtype, shape, allocate(dtype, shapeSize(shape)));
+    return new Tensor(dtype, shape, allocate(dtype, checkedShapeSize(shape)));
   }
 
   /**
@@ -248,7 +248,7 @@ export class Tensor {
    * ```
    */
   static full(shape: readonly number[], dtype: DType, value: Scalar): Tensor {
-    const data = allocate(dtype, shapeSize(shape));
+    const data = allocate(dtype, checkedShapeSize(shape));
     const v = storageValue(value, dtype);
     // Typed arrays only take their own element kind; v was converted for it.
     if (v !== 0 && v !== 0n) {

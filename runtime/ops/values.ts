@@ -73,7 +73,15 @@ function constantOf(
   str: string,
 ): number | bigint | boolean {
   if (dtype === "int64") {
-    if (str === "") return BigInt(Math.trunc(value));
+    if (str === "") {
+      if (!Number.isFinite(value)) {
+        throw new AttrError(
+          "value",
+          `${value} is not a finite number for int64`,
+        );
+      }
+      return BigInt(Math.trunc(value));
+    }
     if (!/^\s*[-+]?\d+\s*$/.test(str)) {
       throw new RangeError(`"${str}" is not an integer`);
     }
@@ -103,9 +111,17 @@ const fillConstant = defineOp({
   },
   check(a) {
     checkDTypeAttr("dtype", a.dtype);
+    const negative = a.shape.findIndex((d) => d < 0n);
+    if (negative >= 0) {
+      throw new AttrError(
+        "shape",
+        `[${a.shape.join(", ")}]: dim ${negative} is negative`,
+      );
+    }
     try {
       constantOf(dtypeAttr(a.dtype), a.value, a.str_value);
     } catch (e) {
+      if (e instanceof AttrError) throw e;
       throw new AttrError("str_value", (e as Error).message);
     }
   },

@@ -1,5 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import {
+  checkedShapeSize,
   contiguousStrides,
   formatShape,
   normalizeAxis,
@@ -40,4 +41,18 @@ Deno.test("sameShape() compares rank and dims", () => {
 Deno.test("formatShape() brackets the dims", () => {
   assertEquals(formatShape([2, 3]), "[2, 3]");
   assertEquals(formatShape([0]), "[0]");
+});
+
+Deno.test("checkedShapeSize() refuses dims that are negative, fractional or NaN, and sizes past a typed array's", () => {
+  assertEquals(checkedShapeSize([2, 3]), 6);
+  assertEquals(checkedShapeSize([]), 1);
+  assertEquals(checkedShapeSize([0, 5]), 0);
+  assertThrows(() => checkedShapeSize([-2, -3]), RangeError, "dim 0 is -2");
+  assertThrows(() => checkedShapeSize([1.5]), RangeError, "dim 0 is 1.5");
+  assertThrows(() => checkedShapeSize([NaN]), RangeError, "dim 0 is NaN");
+  assertThrows(
+    () => checkedShapeSize([65536, 65536]),
+    RangeError,
+    "shape [65536, 65536]: 4294967296 elements, more than a tensor may hold (4294967295)",
+  );
 });

@@ -1,5 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { assert, assertEquals, assertNotEquals } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertNotEquals,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
 import {
   AttrType,
   ProgramDescSchema,
@@ -23,7 +29,10 @@ import {
 } from "../../../mod.ts";
 import type { Variable } from "../../../runtime/build/program.ts";
 import { VALUE_OPS } from "../../../runtime/ops/values.ts";
+import { Panic } from "../../../scheduler/panic.ts";
+import { op, tensor } from "../../_helpers/desc_init.ts";
 import { int64 } from "../../_helpers/int64.ts";
+import { validationError } from "../../_helpers/invalid_program.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";
 import {
   printedBy,
@@ -411,4 +420,43 @@ Deno.test("gaussian_random with a fixed seed is reproducible with the mean and s
     values.length;
   assert(Math.abs(mean - 10) < 0.15, `mean ${mean}`);
   assert(Math.abs(Math.sqrt(variance) - 2) < 0.15, `std ${variance}`);
+});
+
+Deno.test("validateProgram() refuses fill_constant with a negative dim in shape", () => {
+  const e = validationError([tensor("y")], [
+    op("fill_constant", {}, { Out: ["y"] }, [
+      { name: "shape", type: AttrType.LONGS, longs: [1n, -2147483648n] },
+    ]),
+  ]);
+  assertEquals(
+    e.message,
+    'p.pb: block 0 op 0 (fill_constant): attribute "shape": [1, -2147483648]: dim 1 is negative',
+  );
+});
+
+Deno.test("fill_constant panics naming a shape too large for a tensor", async () => {
+  const e = await assertRejects(
+    () =>
+      runProgram(() => {
+        fillConstant({ shape: [100_000, 100_000] });
+      }),
+    Panic,
+  );
+  assertStringIncludes(
+    e.message,
+    "shape [100000, 100000]: 10000000000 elements, more than a tensor may hold",
+  );
+});
+
+Deno.test("validateProgram() refuses an int64 fill_constant whose value is not finite", () => {
+  const e = validationError([tensor("y")], [
+    op("fill_constant", {}, { Out: ["y"] }, [
+      { name: "dtype", type: AttrType.INT, i: VarType_Type.INT64 },
+      { name: "value", type: AttrType.FLOAT, f: Infinity },
+    ]),
+  ]);
+  assertEquals(
+    e.message,
+    'p.pb: block 0 op 0 (fill_constant): attribute "value": Infinity is not a finite number for int64',
+  );
 });
