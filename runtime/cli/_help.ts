@@ -104,7 +104,9 @@ const FLAGS: readonly FlagHelp[] = [
     flag: "seed",
     commands: RUN,
     text:
-      `  --seed N           seeds select's choices and random ops (default 1)`,
+      `  --seed N           seeds select's choices and random ops; on one worker
+                     the same seed repeats the run (default: a fresh seed,
+                     named in a panic or deadlock report)`,
   },
   {
     flag: "feed",

@@ -23,7 +23,7 @@ import {
   parseCommandLine,
   positiveInt,
 } from "./_command_line.ts";
-import { runProgram } from "./run_command.ts";
+import { runProgram, SeededCrash } from "./run_command.ts";
 import {
   type Command,
   COMMAND_NAMES,
@@ -75,6 +75,10 @@ export async function runCli(
       io.stderr(`error: ${e.cause.message}\n`);
       return { code: 1 };
     }
+    if (e instanceof SeededCrash) {
+      io.stderr(crashReport(e.crash) + rerunLine(e));
+      return { code: 2 };
+    }
     if (e instanceof Panic || e instanceof Deadlock) {
       io.stderr(crashReport(e));
       return { code: 2 };
@@ -91,6 +95,14 @@ function crashReport(e: Panic | Deadlock): string {
   const at = e.where === undefined ? "" : `\n\tat ${printable(e.where)}`;
   const dump = e.dump === "" ? "" : `\n\n${e.dump}`;
   return `panic: ${printable(e.message)}${at}${dump}\n`;
+}
+
+// How to repeat a crash that happened while threads ran (it has a dump;
+// a fetch of a variable never written has none and no choice led to it).
+function rerunLine({ crash, seed }: SeededCrash): string {
+  return crash.dump === ""
+    ? ""
+    : `\nrerun with --seed ${seed} to repeat this run's choices\n`;
 }
 
 async function runCommand(

@@ -10,6 +10,7 @@ import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { parseWorkerAddrs } from "../cluster/worker_addrs.ts";
 import { typeName } from "../core/dtype_codes.ts";
+import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
 import type { Value } from "../core/value.ts";
@@ -133,6 +134,8 @@ export async function runProgram(
     file: model.file,
     feeds,
     fetch: fetches.map(([name]) => name),
+  }).catch((e) => {
+    throw values.seed === undefined ? withSeed(e, seed) : e;
   });
   if (values.explain) io.stderr(explainPlan(plan));
   await writeFetches(fetches, fetched, io);
@@ -159,7 +162,50 @@ function runSettings(
       `--workers: "${values.workers}" is more than ${MAX_WORKERS}`,
     );
   }
-  return { device, workers, seed: positiveInt("--seed", values.seed, 1) };
+  const seed = values.seed === undefined
+    ? randomSeed()
+    : positiveInt("--seed", values.seed, 1);
+  return { device, workers, seed };
+}
+
+// A run without --seed takes a fresh seed, as Go's select is random on
+// every run: runs differ, so a failure that depends on the choices shows
+// up, and its report names the seed that repeats them.
+function randomSeed(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0] >>> 1;
+}
+
+/**
+ * A panic or deadlock of a run given no `--seed`, with the seed it drew:
+ * the CLI adds `rerun with --seed N` to its report.
+ *
+ * @example Usage
+ * ```ts
+ * import { SeededCrash } from "./run_command.ts";
+ * import { Panic } from "../../scheduler/panic.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const crash = new SeededCrash(new Panic("boom"), 42);
+ * assertEquals([crash.seed, crash.crash.message], [42, "boom"]);
+ * ```
+ */
+export class SeededCrash extends Error {
+  /**
+   * @param crash The run's panic or deadlock.
+   * @param seed The seed the run drew.
+   */
+  constructor(readonly crash: Panic | Deadlock, readonly seed: number) {
+    super(crash.message, { cause: crash });
+    this.name = "SeededCrash";
+  }
+}
+
+// A failure of the program's own (not an operational one, which is a
+// ProgramError however it travels) gets the seed.
+function withSeed(e: unknown, seed: number): unknown {
+  const own = e instanceof Deadlock ||
+    (e instanceof Panic && !(e.cause instanceof ProgramError));
+  return own ? new SeededCrash(e, seed) : e;
 }
 
 // What to fetch, each with the file to write it to (or none: print it):
