@@ -25,6 +25,7 @@ import { loadModel } from "../format/model_dir.ts";
 import { OPS } from "../ops/mod.ts";
 import { RPC_ENDPOINT, RPC_INPUT_TENSOR } from "../ops/rpc.ts";
 import { Executor } from "../run/executor.ts";
+import { checkParamsDigest } from "../transpile/fingerprint.ts";
 import { WORKER_PARAMS_FILE } from "../transpile/transpile_files.ts";
 import type { CliIO, CliResult, Flags } from "./_command_line.ts";
 
@@ -68,6 +69,12 @@ export async function serveWorkerProgram(
   const model = await loadModel(path, {
     params: hasParams ? params : undefined,
   });
+  await checkParamsDigest(
+    model.desc,
+    hasParams
+      ? { path: params, bytes: await Deno.readFile(params) }
+      : undefined,
+  );
   const executor = new Executor({
     device: "cpu",
     cluster: { selfAddr: listen },

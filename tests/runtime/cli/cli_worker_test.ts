@@ -367,3 +367,30 @@ Deno.test("a master refuses to run on workers of another transpiled pair: one er
     }
   });
 });
+
+Deno.test("a worker refuses to start with parameters other than its program was transpiled with: one error line naming the file", async () => {
+  await withTempDir(async (dir) => {
+    const files = await transpileFiles(MLP, `${dir}/pair`);
+    const file = files.workerParams;
+    if (file === undefined) {
+      throw new Error("the MLP's worker has no parameters");
+    }
+    const params = await Deno.readFile(file);
+    // Same size and shapes, one weight changed: only the digest can tell.
+    params[params.length - 1] ^= 0x40;
+    await Deno.writeFile(file, params);
+    const r = await within(
+      60_000,
+      runRill(["worker", files.worker, "--listen", "127.0.0.1:0"], {
+        RILL_TOKEN: "t0ken",
+      }),
+    );
+    assertEquals(r.code, 1, r.stderr);
+    assertEquals(r.stdout, "");
+    assertEquals(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assertStringIncludes(
+      r.stderr,
+      `error: ${file}: not the parameters the worker program was transpiled with (digest `,
+    );
+  });
+});
