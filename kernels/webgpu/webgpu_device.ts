@@ -133,8 +133,8 @@ export class WebGpuDevice implements Device {
   // The CPU's table with each entry of GPU_KERNELS laid over its kernel:
   // a call the entry places here runs on the GPU, unless the GPU cannot
   // take it (#run); every other call, and every kernel without an entry,
-  // runs on the CPU. reshape is no kernel here but a view of a tensor
-  // already on the GPU.
+  // runs on the CPU. reshape (GPU_VIEWS) is no kernel here but a view of a
+  // tensor already on the GPU.
   // The template takes five parameters, the most an entry's kernel has
   // (GpuKernelTable's type allows no more), and passes them on as they
   // come: a rest parameter would build an argument list per call, about a

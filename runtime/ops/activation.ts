@@ -47,6 +47,7 @@ function parameterized<const A extends Record<string, AttrSpec<"float">>>(
         x,
         names.map((n) => (a as Record<string, number>)[n]),
       ),
+    kernels: [{ kernel: "activation", kinds: [kind] }],
     infer: sameAs,
     rows: "elementwise",
   });
@@ -54,6 +55,7 @@ function parameterized<const A extends Record<string, AttrSpec<"float">>>(
 
 const gelu = unaryKernelOp({
   type: "gelu",
+  kernels: [{ kernel: "activation", kinds: ["gelu", "gelu_tanh"] }],
   summary:
     "Out = 0.5·X·(1 + erf(X/√2)), or with approximate 0.5·X·(1 + tanh(√(2/π)(X + 0.044715X³))); gelu(-inf) is NaN, as in Paddle",
   attrs: { approximate: attr.bool(false) },
@@ -67,6 +69,7 @@ const gelu = unaryKernelOp({
 // tensors (shape [1]) take precedence over them.
 const clip = defineOp({
   type: "clip",
+  kernels: [{ kernel: "activation", kinds: ["clip"] }],
   summary:
     "Out = X clamped to [min, max] (Min/Max tensors take precedence); NaN passes through",
   inputs: {
@@ -117,6 +120,7 @@ function scalarOf(t: Tensor, slotName: string): number {
 // precedence. X ** factor in X's dtype (an integer X truncates the factor).
 const pow = defineOp({
   type: "pow",
+  kernels: ["cast", { kernel: "binary", kinds: ["pow"] }],
   summary:
     "Out = X ** factor in X's dtype (FactorTensor, shape [1], takes precedence)",
   inputs: { X: slot.tensor(), FactorTensor: slot.tensor({ optional: true }) },
@@ -178,6 +182,15 @@ type DropoutAttrs = {
 // else the running thread's stream.
 const dropout = defineOp({
   type: "dropout",
+  kernels: [
+    "scale",
+    // training only: a mask drawn and applied
+    "uniformRandom",
+    { kernel: "compare", kinds: ["greater_equal"] },
+    { kernel: "binary", kinds: ["mul", "div"] },
+    "cast",
+    "fill",
+  ],
   summary:
     "Out = X with elements dropped at dropout_prob in training; at inference (is_test) X·(1-p) for downgrade_in_infer, X for upscale_in_train",
   inputs: { X: slot.tensor(), Seed: slot.tensor({ optional: true }) },
@@ -320,6 +333,11 @@ export const ACTIVATION_OPS: readonly OpDef[] = [
   pow,
   unaryKernelOp({
     type: "log_softmax",
+    kernels: [
+      { kernel: "binary", kinds: ["sub"] },
+      { kernel: "reduce", kinds: ["max", "sum"] },
+      { kernel: "unary", kinds: ["exp", "log"] },
+    ],
     summary: "Out = log(softmax(X)) along axis, as X - max - log Σ e^(X - max)",
     attrs: { axis: attr.int(-1) },
     compute: (device, x, a) => logSoftmax(device, x, a.axis),
