@@ -116,6 +116,19 @@ function scalarOf(t: Tensor, slotName: string): number {
   return Number(t.item(0));
 }
 
+// One rank-0 float32 tensor per factor, for every pow op and every run:
+// the GPU device keeps an upload with the tensor's elements, and a program
+// is prepared anew for each run. Programs use few distinct factors.
+const FACTORS = new Map<number, Tensor>();
+
+function float32Factor(value: number): Tensor {
+  let t = FACTORS.get(value);
+  if (t === undefined) {
+    FACTORS.set(value, t = Tensor.fromArray([value], "float32", []));
+  }
+  return t;
+}
+
 // Paddle's PowOpMaker: factor 1; FactorTensor ([1], float32) takes
 // precedence. X ** factor in X's dtype (an integer X truncates the factor).
 const pow = defineOp({
@@ -132,9 +145,9 @@ const pow = defineOp({
     const x = ctx.input("X");
     const factorTensor = ctx.optionalInput("FactorTensor");
     const out = ctx.output("Out");
-    // The factor as a rank-0 tensor of X's dtype, made once per dtype (so
-    // a GPU device uploads it once).
-    let factor = Tensor.fromArray([ctx.attrs.factor], "float32", []);
+    // The factor as a rank-0 tensor of X's dtype, made once per dtype and,
+    // in float32, shared by every run (so a GPU device uploads it once).
+    let factor = float32Factor(ctx.attrs.factor);
     return (scope, thread) => {
       const t = x.tensor(scope);
       const kernels = thread.run.device.kernels;
