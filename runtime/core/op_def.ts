@@ -271,10 +271,6 @@ export interface LeftOperandRows<A extends AttrSchema = AttrSchema> {
   mixesRows(attrs: AttrValues<A>): string | undefined;
 }
 
-/** The kinds kernel `K` takes first (`binary`'s "add", …); never for others. */
-type KindOf<K extends keyof Kernels> = Parameters<Kernels[K]>[0] extends
-  infer P extends string ? P : never;
-
 /**
  * One device kernel an op's run may call: its name in `Kernels`
  * (kernels/device.ts), and for a kernel that takes a kind first (`binary`,
@@ -290,8 +286,10 @@ type KindOf<K extends keyof Kernels> = Parameters<Kernels[K]>[0] extends
  * ```
  */
 export type KernelUse = {
-  [K in keyof Kernels]: [KindOf<K>] extends [never] ? K
-    : { readonly kernel: K; readonly kinds: readonly KindOf<K>[] };
+  [K in keyof Kernels]: Parameters<Kernels[K]>[0] extends
+    infer Kind extends string
+    ? { readonly kernel: K; readonly kinds: readonly Kind[] }
+    : K;
 }[keyof Kernels];
 
 /**
