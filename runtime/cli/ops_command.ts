@@ -32,7 +32,11 @@ import type { CliIO, CliResult } from "./_command_line.ts";
  * const out: string[] = [];
  * const io = { stdout: (t: string) => out.push(t), stderr: () => {} };
  * assertEquals(await opsCommand("examples/mult.pb", io), { code: 0 });
- * assertEquals(out.join("").split("\n")[0], "op         count  cpu  wgsl");
+ * assertEquals(out.join("").split("\n").slice(0, 3), [
+ *   "op            count  cpu   wgsl",
+ *   "assign_value      2  host  host",
+ *   "mul               1  yes   yes",
+ * ]);
  * ```
  */
 export async function opsCommand(path: string, io: CliIO): Promise<CliResult> {
