@@ -18,7 +18,8 @@ export type Command =
   | "graph"
   | "vet"
   | "transpile"
-  | "worker";
+  | "worker"
+  | "ops";
 
 /** Every command, in the order `--help` shows them. */
 export const COMMAND_NAMES: readonly Command[] = [
@@ -28,6 +29,7 @@ export const COMMAND_NAMES: readonly Command[] = [
   "vet",
   "transpile",
   "worker",
+  "ops",
 ];
 
 // Each command's usage, as `--help` shows it.
@@ -49,6 +51,7 @@ const USAGE_LINES: Readonly<Record<Command, string>> = {
     "[--max-conns N]\n" +
     "                     [--max-conns-per-client N] [--read-timeout D]\n" +
     "                     [--idle-timeout D] [--call-timeout D]",
+  ops: "deno run -A mod.ts ops <program.pb|program.txtpb|MODEL_DIR>",
 };
 
 /** Each command's usage line, for the usage error of a wrong call. */
@@ -62,6 +65,7 @@ export const COMMAND_USAGE: Readonly<Record<Exclude<Command, "run">, string>> =
       "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
     worker:
       "usage: worker <worker.pb> --listen HOST:PORT [limit flags] (see 'help worker')",
+    ops: "usage: ops <program.pb|MODEL_DIR>",
   };
 
 /** A flag: the commands that take it, and its help lines. */

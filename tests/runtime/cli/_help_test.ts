@@ -109,7 +109,7 @@ Deno.test("help CMD and CMD --help print that command's help; --version the vers
   const unknown = await cli(["help", "serve"]);
   assertEquals([unknown.code, unknown.stderr], [
     1,
-    'error: help: "serve" is not one of run, dump, graph, vet, transpile, worker\n',
+    'error: help: "serve" is not one of run, dump, graph, vet, transpile, worker, ops\n',
   ]);
 });
 
