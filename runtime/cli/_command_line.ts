@@ -143,6 +143,8 @@ function parseFlags(args: readonly string[]) {
       insecure: { type: "boolean" },
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
+      "drain-timeout": { type: "string" },
+      "health-listen": { type: "string" },
       "tls-ca": { type: "string" },
       ...WORKER_LIMIT_OPTIONS,
       help: { type: "boolean", short: "h" },

@@ -45,6 +45,7 @@ const USAGE_LINES: Readonly<Record<Command, string>> = {
   worker: "deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT\n" +
     "                     [--insecure | RILL_TOKEN=…] " +
     "[--tls-cert FILE --tls-key FILE]\n" +
+    "                     [--drain-timeout D] [--health-listen HOST:PORT]\n" +
     "                     [--max-calls N] [--max-call-bytes SIZE] " +
     "[--max-conns N]\n" +
     "                     [--max-conns-per-client N] [--read-timeout D]\n" +
@@ -193,6 +194,27 @@ const FLAGS: readonly FlagHelp[] = [
     flag: "tls-key",
     commands: ["worker"],
     text: `  --tls-key FILE     worker: the private key (PEM) of --tls-cert`,
+  },
+  {
+    flag: "drain-timeout",
+    commands: ["worker"],
+    text:
+      `  --drain-timeout D  worker: on SIGTERM, turns NOT_SERVING, refuses new calls
+                     (unavailable) and gives the calls in flight this long
+                     to finish, then exits 0 (default 20s; keep it under
+                     the pod's terminationGracePeriodSeconds)`,
+  },
+  {
+    flag: "health-listen",
+    commands: ["worker"],
+    text: `  --health-listen HOST:PORT
+                     worker: also serves gRPC's grpc.health.v1.Health, and
+                     nothing else, here over plain HTTP/2 and without a
+                     token, from the start (NOT_SERVING until the program
+                     serves and while it drains; service "liveness":
+                     SERVING while the process answers), for the
+                     kubelet's grpc probes when --tls-cert is on; the
+                     worker's own port answers it too`,
   },
   ...WORKER_LIMIT_FLAGS.map(({ flag }): FlagHelp => ({
     flag,
