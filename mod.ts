@@ -113,6 +113,7 @@ export type {
 } from "./runtime/core/prepared_block.ts";
 export type {
   ClusterSettings,
+  DiscoveryOverrides,
   ParkOptions,
   ResumeOptions,
   RunServices,

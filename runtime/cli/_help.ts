@@ -155,10 +155,32 @@ const FLAGS: readonly FlagHelp[] = [
   },
   {
     flag: "label-selector",
-    commands: ["transpile"],
+    commands: ["run", "transpile"],
     text:
       `  --label-selector S transpile: the master's kube_get_workers_addrs picks
-                     the worker pods with this selector`,
+                     the worker pods with this selector; run: picks them
+                     with this one instead of master.pb's (default
+                     RILL_LABEL_SELECTOR, else master.pb's)`,
+  },
+  {
+    flag: "namespace",
+    commands: RUN,
+    text: `  --namespace NS     the namespace discovery searches (default
+                     RILL_NAMESPACE, else master.pb's, else the pod's own)`,
+  },
+  {
+    flag: "min-workers",
+    commands: RUN,
+    text:
+      `  --min-workers N    discovery starts once N workers are ready (default:
+                     once every matching pod is, and at least one)`,
+  },
+  {
+    flag: "discovery-timeout",
+    commands: RUN,
+    text: `  --discovery-timeout D
+                     how long discovery waits for them, printing
+                     "waiting for workers: …" lines (default 2m)`,
   },
   {
     flag: "port",

@@ -27,6 +27,7 @@ import {
   positiveInt,
   splitPair,
 } from "./_command_line.ts";
+import { discoveryOverrides } from "./_discovery_flags.ts";
 
 // The CA of --tls-ca, else of the file RILL_TLS_CA names; undefined for
 // plain HTTP/2.
@@ -122,9 +123,10 @@ export async function runProgram(
     parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
   }
   const tlsCa = await readTlsCa(values["tls-ca"]);
+  const discovery = discoveryOverrides(values, Deno.env.toObject(), io);
   const executor = new Executor({
     device,
-    cluster: { workerAddrs, tlsCa },
+    cluster: { workerAddrs, tlsCa, discovery },
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,

@@ -3,7 +3,7 @@
  * label selector through the API server, keep the ready ones (see
  * `pod_readiness.ts` for what ready means, how the pod itself is left out
  * and where the port comes from), and wait, up to a deadline, until enough
- * are ready.
+ * are ready, saying what it waits for (`onProgress`) while it waits.
  *
  * This is one `GET /api/v1/namespaces/{ns}/pods?labelSelector=...` with
  * `fetch`, not `@kubernetes/client-node` (83 MB, slow to import). The
@@ -65,9 +65,18 @@ export interface KubeDiscoveryOptions {
   /**
    * The deadline for the whole wait, requests included, in milliseconds.
    *
-   * @default {120000}
+   * @default {DEFAULT_DISCOVERY_TIMEOUT_MS} (2 minutes)
    */
   timeoutMs?: number;
+  /**
+   * Told one line, such as `waiting for workers: 1 of 2 ready
+   * (rill-worker-1: ContainersNotReady)`, after each poll that did not find
+   * enough workers and saw something new: not at all when the first poll
+   * finds them.
+   *
+   * @default {undefined} (waits silently)
+   */
+  onProgress?: (line: string) => void;
   /**
    * The time between two polls, in milliseconds.
    *
@@ -118,6 +127,9 @@ export interface KubeDiscoveryOptions {
    */
   signal?: AbortSignal;
 }
+
+/** How long discovery waits for enough ready workers by default: 2 min. */
+export const DEFAULT_DISCOVERY_TIMEOUT_MS = 120_000;
 
 /**
  * The API server's URL from `KUBERNETES_SERVICE_HOST` and
@@ -222,7 +234,7 @@ export async function discoverKubeWorkers(
       namespace,
       labelSelector,
     };
-    return await waitForWorkers(request, selection, settings, options.signal);
+    return await waitForWorkers(request, selection, settings, options);
   } finally {
     client.close();
   }
@@ -232,6 +244,25 @@ interface WaitSettings {
   expected: number | undefined;
   timeoutMs: number;
   pollIntervalMs: number;
+}
+
+// The progress line of a poll that found too few: how many of how many are
+// ready, then why each other pod is not ("not Ready: X" said as X).
+function progressLine(
+  seen: WorkerPodSelection,
+  expected: number | undefined,
+  failure: Error | undefined,
+): string {
+  const wanted = expected ??
+    Math.max(1, seen.ready.length + seen.notReady.length);
+  const pods = seen.notReady.map((p) =>
+    `${p.name}: ${p.reason.replace(/^not Ready: /, "")}`
+  );
+  if (failure !== undefined) {
+    pods.push(`the last poll failed: ${failure.message}`);
+  }
+  const why = pods.length === 0 ? "" : ` (${pods.join(", ")})`;
+  return `waiting for workers: ${seen.ready.length} of ${wanted} ready${why}`;
 }
 
 function checkedSettings(
@@ -245,7 +276,7 @@ function checkedSettings(
     );
   }
   const { expected, port } = options;
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   if (expected !== undefined && !(Number.isInteger(expected) && expected > 0)) {
     throw new RangeError(
@@ -271,8 +302,10 @@ async function waitForWorkers(
   request: PodsRequest,
   selection: SelectWorkerPodsOptions,
   settings: WaitSettings,
-  signal: AbortSignal | undefined,
+  options: Pick<KubeDiscoveryOptions, "signal" | "onProgress">,
 ): Promise<string[]> {
+  const { signal, onProgress } = options;
+  let told = "";
   const started = performance.now();
   const deadline = started + settings.timeoutMs;
   let seen: WorkerPodSelection = { ready: [], notReady: [] };
@@ -292,6 +325,9 @@ async function waitForWorkers(
       if (!isRetryable(e)) throw e;
       lastError = e as Error;
     }
+    const line = progressLine(seen, settings.expected, lastError);
+    if (line !== told) onProgress?.(line);
+    told = line;
     const now = performance.now();
     if (
       lastError instanceof DeadlineReached ||
