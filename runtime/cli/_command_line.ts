@@ -147,6 +147,7 @@ function parseFlags(args: readonly string[]) {
       namespace: { type: "string" },
       "min-workers": { type: "string" },
       "discovery-timeout": { type: "string" },
+      "dial-by": { type: "string" },
       "health-listen": { type: "string" },
       "tls-ca": { type: "string" },
       ...WORKER_LIMIT_OPTIONS,

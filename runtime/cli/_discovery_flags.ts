@@ -3,7 +3,9 @@
  * and `--namespace` (else `RILL_LABEL_SELECTOR` and `RILL_NAMESPACE`)
  * override what `transpile` baked into master.pb, `--min-workers` starts
  * once that many workers are ready, `--discovery-timeout` bounds the wait,
- * and the wait's progress lines go to stderr.
+ * `--dial-by dns` (else `RILL_DIAL_BY`) dials workers by their DNS names,
+ * which a TLS certificate can name, and the wait's progress lines go to
+ * stderr.
  *
  * @module
  */
@@ -17,6 +19,9 @@ export const LABEL_SELECTOR_ENV = "RILL_LABEL_SELECTOR";
 
 /** The environment variable that overrides the namespace searched. */
 export const NAMESPACE_ENV = "RILL_NAMESPACE";
+
+/** The environment variable that says how to dial workers: ip or dns. */
+export const DIAL_BY_ENV = "RILL_DIAL_BY";
 
 // A namespace is an RFC 1123 label: what the API server accepts.
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -59,6 +64,15 @@ export function discoveryOverrides(
     );
   }
   const timeout = values["discovery-timeout"];
+  const dialBy = given(values["dial-by"], "--dial-by") ??
+    given(env[DIAL_BY_ENV], DIAL_BY_ENV);
+  if (
+    dialBy !== undefined && dialBy.value !== "ip" && dialBy.value !== "dns"
+  ) {
+    throw new ProgramError(
+      `${dialBy.source}: "${dialBy.value}" is not one of ip, dns`,
+    );
+  }
   return {
     labelSelector: selector?.value,
     namespace: namespace?.value,
@@ -68,6 +82,7 @@ export function discoveryOverrides(
     timeoutMs: timeout === undefined
       ? undefined
       : parseDuration("discovery-timeout", timeout),
+    dialBy: dialBy?.value as "ip" | "dns" | undefined,
     progress: (line) => io.stderr(`${line}\n`),
   };
 }

@@ -183,6 +183,15 @@ const FLAGS: readonly FlagHelp[] = [
                      "waiting for workers: …" lines (default 2m)`,
   },
   {
+    flag: "dial-by",
+    commands: RUN,
+    text:
+      `  --dial-by ip|dns   dials each discovered worker by its pod IP (default),
+                     or by its DNS name hostname.subdomain.namespace.svc
+                     (a StatefulSet behind a headless Service), which a
+                     TLS certificate can name (default RILL_DIAL_BY)`,
+  },
+  {
     flag: "port",
     commands: ["transpile"],
     text:

@@ -56,6 +56,14 @@ export interface KubeDiscoveryOptions {
    */
   portName?: string;
   /**
+   * Dial each worker by its pod IP, or by its DNS name
+   * (`hostname.subdomain.namespace.svc`, a StatefulSet's pods behind a
+   * headless Service), which a TLS certificate can name in advance.
+   *
+   * @default {"ip"}
+   */
+  dialBy?: "ip" | "dns";
+  /**
    * How many ready workers to wait for; once at least this many are ready,
    * all the ready ones are returned.
    *
@@ -188,6 +196,8 @@ export function kubeApiServerUrl(
  * @throws {KubeConnectionError} If TLS fails or the server cannot be reached.
  * @throws {KubeApiError} On another error status, or a body not a PodList.
  * @throws {KubePortError} If a ready pod lacks the named port.
+ * @throws {KubeDnsNameError} If asked for DNS names and a ready pod has
+ * none.
  * @throws {KubeWaitTimeoutError} If too few were ready by the deadline.
  *
  * @example Outside a pod
@@ -218,6 +228,8 @@ export async function discoverKubeWorkers(
   const selection: SelectWorkerPodsOptions = {
     port: options.port,
     portName: options.portName,
+    dialBy: options.dialBy,
+    namespace,
     selfName: excludeSelf
       ? options.selfName ?? (env.POD_NAME || env.HOSTNAME)
       : undefined,

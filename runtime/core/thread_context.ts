@@ -66,6 +66,8 @@ export interface DiscoveryOverrides {
   readonly minWorkers?: number;
   /** How long to wait for them, in milliseconds. */
   readonly timeoutMs?: number;
+  /** Dial workers by pod IP (the default) or by their DNS names. */
+  readonly dialBy?: "ip" | "dns";
   /** Told a line on each change while it waits (`waiting for workers: …`). */
   progress?(line: string): void;
 }

@@ -39,6 +39,7 @@ const kubeGetWorkersAddrs = defineOp({
         expected: asked.minWorkers,
         timeoutMs: asked.timeoutMs,
         onProgress: asked.progress,
+        dialBy: asked.dialBy,
       });
       out.write(scope, addrs);
     };

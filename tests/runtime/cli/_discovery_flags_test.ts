@@ -22,7 +22,11 @@ Deno.test("discoveryOverrides() takes the flags first, then RILL_LABEL_SELECTOR 
     "3",
     "--discovery-timeout",
     "1.5m",
+    "--dial-by",
+    "dns",
   ], env);
+  assertEquals(flags.dialBy, "dns");
+  assertEquals(overrides([], { RILL_DIAL_BY: "dns" }).dialBy, "dns");
   assertEquals(
     [flags.labelSelector, flags.namespace, flags.minWorkers, flags.timeoutMs],
     ["app in (a,b)", "batch-1", 3, 90_000],
@@ -65,6 +69,8 @@ Deno.test("discoveryOverrides() refuses bad values naming the flag or variable",
         'RILL_NAMESPACE: "a/b" is not a namespace',
       ],
       [["--label-selector", " "], {}, "--label-selector: is empty"],
+      [["--dial-by", "name"], {}, '--dial-by: "name" is not one of ip, dns'],
+      [[], { RILL_DIAL_BY: "x" }, 'RILL_DIAL_BY: "x" is not one of ip, dns'],
     ] as const
   ) {
     assertThrows(() => overrides([...args], env), ProgramError, message);

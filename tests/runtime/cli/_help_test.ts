@@ -44,7 +44,7 @@ Deno.test("usage() lists every command and every flag the command line parses", 
       ...["--out-dir=d", "--label-selector=s", "--port=1", "--listen=l"],
       ...["--insecure", "--tls-cert=c", "--tls-key=k", "--tls-ca=a"],
       ...["--drain-timeout=1s", "--health-listen=h", "--namespace=n"],
-      ...["--min-workers=1", "--discovery-timeout=1s"],
+      ...["--min-workers=1", "--discovery-timeout=1s", "--dial-by=ip"],
       ...WORKER_LIMIT_FLAGS.map(({ flag }) => `--${flag}=1`),
       ...["--help", "--version"],
     ]).values,
@@ -184,6 +184,7 @@ Deno.test("the drain, health and discovery flags are refused by the commands tha
       "--namespace",
       "--min-workers",
       "--discovery-timeout",
+      "--dial-by",
     ]
   ) {
     assertStringIncludes(run, flag);
