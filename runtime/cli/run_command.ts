@@ -12,6 +12,7 @@ import { parseWorkerAddrs } from "../cluster/worker_addrs.ts";
 import { typeName } from "../core/dtype_codes.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
+import { processEnv } from "../core/process_env.ts";
 import type { Value } from "../core/value.ts";
 import { varKindOf } from "../core/var_info.ts";
 import { loadModel } from "../format/model_dir.ts";
@@ -34,7 +35,7 @@ import { discoveryOverrides } from "./_discovery_flags.ts";
 async function readTlsCa(
   flag: string | undefined,
 ): Promise<string | undefined> {
-  const env = Deno.env.get("RILL_TLS_CA");
+  const env = processEnv().RILL_TLS_CA;
   const [source, file] = flag !== undefined
     ? ["--tls-ca", flag]
     : ["RILL_TLS_CA", env === "" ? undefined : env];
@@ -123,7 +124,7 @@ export async function runProgram(
     parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
   }
   const tlsCa = await readTlsCa(values["tls-ca"]);
-  const discovery = discoveryOverrides(values, Deno.env.toObject(), io);
+  const discovery = discoveryOverrides(values, processEnv(), io);
   const executor = new Executor({
     device,
     cluster: { workerAddrs, tlsCa, discovery },

@@ -16,6 +16,8 @@
  * @module
  */
 
+import { processEnv } from "../core/process_env.ts";
+
 import { DeadlineReached, listPods, type PodsRequest } from "./_list_pods.ts";
 import { formatHostPort, isDialablePort } from "./host_port.ts";
 import {
@@ -125,7 +127,7 @@ export interface KubeDiscoveryOptions {
   /**
    * The environment variables to read.
    *
-   * @default {Deno.env.toObject()}
+   * @default {processEnv()}
    */
   env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -217,7 +219,7 @@ export async function discoverKubeWorkers(
   options: KubeDiscoveryOptions = {},
 ): Promise<string[]> {
   const settings = checkedSettings(labelSelector, options);
-  const env = options.env ?? Deno.env.toObject();
+  const env = options.env ?? processEnv();
   const apiServer = (options.apiServer ?? kubeApiServerUrl(env)).replace(
     /\/+$/,
     "",

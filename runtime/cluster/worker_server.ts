@@ -117,7 +117,7 @@ export interface ServeWorkerOptions {
   /**
    * The environment to read `RILL_TOKEN` from.
    *
-   * @default {Deno.env.toObject()}
+   * @default {processEnv()}
    */
   env?: Readonly<Record<string, string | undefined>>;
   /**

@@ -19,6 +19,7 @@ import { connectWorker } from "../../../runtime/cluster/worker_client.ts";
 import { WorkerCallError } from "../../../runtime/cluster/worker_call_error.ts";
 import { RPC_ENDPOINT } from "../../../runtime/ops/rpc.ts";
 import { ROOT } from "../../_helpers/rill_process.ts";
+import { lineReader } from "../../_helpers/line_reader.ts";
 import { within } from "../../_helpers/within.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
@@ -26,32 +27,6 @@ const TOKEN = "drain-test-token";
 
 /** How long the served block sleeps: the call stays in flight that long. */
 const CALL_MS = 3_000;
-
-/** Reads lines from a process's output, each within a time limit. */
-function lineReader(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  return {
-    async next(ms = 30_000): Promise<string | undefined> {
-      while (!text.includes("\n")) {
-        const { value, done } = await within(ms, reader.read());
-        if (done) return text === "" ? undefined : text;
-        text += value;
-      }
-      const end = text.indexOf("\n");
-      const line = text.slice(0, end);
-      text = text.slice(end + 1);
-      return line;
-    },
-    async rest(ms = 30_000): Promise<string> {
-      for (;;) {
-        const { value, done } = await within(ms, reader.read());
-        if (done) return text;
-        text += value;
-      }
-    },
-  };
-}
 
 /** The address in `line`, which `pattern` must match. */
 function addrIn(pattern: RegExp, line: string | undefined): string {
