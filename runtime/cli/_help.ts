@@ -203,7 +203,8 @@ const FLAGS: readonly FlagHelp[] = [
     commands: ["worker"],
     text:
       `  --listen HOST:PORT worker: where to serve (port 0 picks one); prints
-                     "listening on HOST:PORT", then serves until killed;
+                     "listening on HOST:PORT", then serves until SIGTERM,
+                     when it drains (--drain-timeout);
                      refuses a tensor its program does not declare; needs
                      a token in RILL_TOKEN, which every call must carry,
                      unless --insecure`,
