@@ -12,7 +12,7 @@
 import { parseDuration } from "../cluster/worker_limits.ts";
 import { ProgramError } from "../core/errors.ts";
 import type { DiscoveryOverrides } from "../core/thread_context.ts";
-import { type CliIO, type Flags, positiveInt } from "./_command_line.ts";
+import { type Flags, positiveInt } from "./_command_line.ts";
 
 /** The environment variable that overrides the worker pods' selector. */
 export const LABEL_SELECTOR_ENV = "RILL_LABEL_SELECTOR";
@@ -28,12 +28,11 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /**
  * The discovery settings the flags and the environment ask for, each
- * checked; the progress lines go to `io.stderr`.
+ * checked; discovery says what it waits for on stderr.
  *
  * @param values The command line's flags.
  * @param env The environment to read the variables from.
- * @param io Where progress lines go.
- * @returns The overrides.
+ * @returns The overrides, with progress lines on.
  * @throws {ProgramError} Naming the flag or variable whose value is bad.
  *
  * @example Usage
@@ -43,15 +42,13 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  * import { assertEquals } from "@std/assert";
  *
  * const { values } = parseCommandLine(["m.pb", "--min-workers", "2"]);
- * const io = { stdout: () => {}, stderr: () => {} };
- * const d = discoveryOverrides(values, { RILL_NAMESPACE: "batch" }, io);
+ * const d = discoveryOverrides(values, { RILL_NAMESPACE: "batch" });
  * assertEquals([d.minWorkers, d.namespace, d.labelSelector], [2, "batch", undefined]);
  * ```
  */
 export function discoveryOverrides(
   values: Flags,
   env: Readonly<Record<string, string | undefined>>,
-  io: CliIO,
 ): DiscoveryOverrides {
   const selector = given(values["label-selector"], "--label-selector") ??
     given(env[LABEL_SELECTOR_ENV], LABEL_SELECTOR_ENV);
@@ -83,7 +80,7 @@ export function discoveryOverrides(
       ? undefined
       : parseDuration("discovery-timeout", timeout),
     dialBy: dialBy?.value as "ip" | "dns" | undefined,
-    progress: (line) => io.stderr(`${line}\n`),
+    progress: true,
   };
 }
 

@@ -124,7 +124,7 @@ export async function runProgram(
     parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
   }
   const tlsCa = await readTlsCa(values["tls-ca"]);
-  const discovery = discoveryOverrides(values, processEnv(), io);
+  const discovery = discoveryOverrides(values, processEnv());
   const executor = new Executor({
     device,
     cluster: { workerAddrs, tlsCa, discovery },

@@ -53,9 +53,10 @@ export interface ClusterSettings {
 
 /**
  * A run's say on Kubernetes discovery (`--label-selector`, `--namespace`,
- * `--min-workers`, `--discovery-timeout`, `RILL_LABEL_SELECTOR`,
- * `RILL_NAMESPACE`): each field given wins over the op's attribute or the
- * default.
+ * `--min-workers`, `--discovery-timeout`, `--dial-by`,
+ * `RILL_LABEL_SELECTOR`, `RILL_NAMESPACE`, `RILL_DIAL_BY`): each field
+ * given wins over the op's attribute or the default. Plain data, as all
+ * of ClusterSettings: a pooled run copies it to its Web Workers.
  */
 export interface DiscoveryOverrides {
   /** The worker pods' label selector. */
@@ -68,8 +69,11 @@ export interface DiscoveryOverrides {
   readonly timeoutMs?: number;
   /** Dial workers by pod IP (the default) or by their DNS names. */
   readonly dialBy?: "ip" | "dns";
-  /** Told a line on each change while it waits (`waiting for workers: …`). */
-  progress?(line: string): void;
+  /**
+   * Whether to print a line to stderr on each change while it waits
+   * (`waiting for workers: 1 of 2 ready (…)`).
+   */
+  readonly progress?: boolean;
 }
 
 /**

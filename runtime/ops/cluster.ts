@@ -38,13 +38,19 @@ const kubeGetWorkersAddrs = defineOp({
         env: cluster?.env,
         expected: asked.minWorkers,
         timeoutMs: asked.timeoutMs,
-        onProgress: asked.progress,
+        onProgress: asked.progress ? sayProgress : undefined,
         dialBy: asked.dialBy,
       });
       out.write(scope, addrs);
     };
   },
 });
+
+// Discovery's progress goes to stderr, beside errors, from whichever
+// thread the op runs on: a run's output (stdout) stays the program's.
+function sayProgress(line: string): void {
+  console.error(line);
+}
 
 const selfAddrOp = defineOp({
   type: "self_addr",

@@ -3,12 +3,9 @@ import { parseCommandLine } from "../../../runtime/cli/_command_line.ts";
 import { discoveryOverrides } from "../../../runtime/cli/_discovery_flags.ts";
 import { ProgramError } from "../../../runtime/core/errors.ts";
 
-const lines: string[] = [];
-const io = { stdout: () => {}, stderr: (t: string) => lines.push(t) };
-
 function overrides(args: string[], env: Record<string, string> = {}) {
   const { values } = parseCommandLine(["m.pb", ...args]);
-  return discoveryOverrides(values, env, io);
+  return discoveryOverrides(values, env);
 }
 
 Deno.test("discoveryOverrides() takes the flags first, then RILL_LABEL_SELECTOR and RILL_NAMESPACE", () => {
@@ -43,10 +40,10 @@ Deno.test("discoveryOverrides() takes the flags first, then RILL_LABEL_SELECTOR 
   );
 });
 
-Deno.test("discoveryOverrides() sends progress lines to stderr", () => {
-  lines.length = 0;
-  overrides([]).progress?.("waiting for workers: 0 of 1 ready");
-  assertEquals(lines, ["waiting for workers: 0 of 1 ready\n"]);
+Deno.test("discoveryOverrides() asks for progress lines, as plain data a pool can copy", () => {
+  const d = overrides(["--min-workers", "2"]);
+  assertEquals(d.progress, true);
+  assertEquals(structuredClone(d), d);
 });
 
 Deno.test("discoveryOverrides() refuses bad values naming the flag or variable", () => {

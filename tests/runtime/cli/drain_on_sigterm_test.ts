@@ -26,7 +26,7 @@ import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 const TOKEN = "drain-test-token";
 
 /** How long the served block sleeps: the call stays in flight that long. */
-const CALL_MS = 3_000;
+const CALL_MS = 5_000;
 
 /** The address in `line`, which `pattern` must match. */
 function addrIn(pattern: RegExp, line: string | undefined): string {
