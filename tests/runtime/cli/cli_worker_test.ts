@@ -367,3 +367,15 @@ Deno.test("a master refuses to run on workers of another transpiled pair: one er
     }
   });
 });
+
+Deno.test("--drain-timeout and --health-listen are checked before anything is read, one error line each", async () => {
+  const base = ["worker", "w.pb", "--listen", "127.0.0.1:0", "--insecure"];
+  assertEquals(await cli([...base, "--drain-timeout", "soon"]), [
+    1,
+    'error: --drain-timeout: "soon" is not a duration (500ms, 30s, 1.5m, 2h)\n',
+  ]);
+  const [code, stderr] = await cli([...base, "--health-listen", "nowhere"]);
+  assertEquals(code, 1);
+  assert(stderr.startsWith("error: --health-listen"), stderr);
+  assertEquals(stderr.split("\n").length, 2, stderr);
+});
