@@ -10,7 +10,8 @@
 // (NetworkPolicy), the calls use TLS with a certificate that names the
 // workers' DNS names, the image is pinned by digest, and the pods learn who
 // they are from the downward API and the token from one Secret.
-// tests/deploy/k8s_pods_test.ts runs the pods' commands for real.
+// k8s_policy_test.ts checks the policies, k8s_pods_test.ts runs the pods'
+// commands for real.
 //
 // kubernetes-models and yaml are imported here only, by pinned npm:
 // specifiers, not through deno.json's imports, so that no module of the
@@ -28,14 +29,8 @@ import {
 } from "npm:kubernetes-models@5.1.0/v1";
 import { StatefulSet } from "npm:kubernetes-models@5.1.0/apps/v1";
 import { Job } from "npm:kubernetes-models@5.1.0/batch/v1";
-import {
-  type IPodDisruptionBudget,
-  PodDisruptionBudget,
-} from "npm:kubernetes-models@5.1.0/policy/v1";
-import {
-  type INetworkPolicy,
-  NetworkPolicy,
-} from "npm:kubernetes-models@5.1.0/networking.k8s.io/v1";
+import { PodDisruptionBudget } from "npm:kubernetes-models@5.1.0/policy/v1";
+import { NetworkPolicy } from "npm:kubernetes-models@5.1.0/networking.k8s.io/v1";
 import {
   type IRole,
   type IRoleBinding,
@@ -57,7 +52,6 @@ import {
   MANIFESTS,
   masterSpec,
   NAMESPACE,
-  only,
   onlyContainer,
   present,
   readmeSection,
@@ -284,48 +278,6 @@ Deno.test("the worker drains within the pod's grace period", () => {
     drainMs + 5_000 <= graceMs,
     `--drain-timeout ${drainMs} ms in a grace of ${graceMs} ms`,
   );
-});
-
-Deno.test("a PodDisruptionBudget lets disruptions take one worker at a time, never all", () => {
-  const budget: IPodDisruptionBudget = only("policy/v1 PodDisruptionBudget");
-  const labels = statefulSet().spec!.template.metadata!.labels!;
-  assert(
-    within(present(budget.spec?.selector?.matchLabels, "PDB selector"), labels),
-    "the PDB does not pick the worker pods",
-  );
-  const replicas = present(statefulSet().spec!.replicas, "replicas");
-  const { maxUnavailable, minAvailable } = budget.spec!;
-  if (maxUnavailable !== undefined) {
-    assert(Number(maxUnavailable) >= 1 && Number(maxUnavailable) < replicas);
-  } else {
-    assert(Number(minAvailable) >= 1 && Number(minAvailable) < replicas);
-  }
-});
-
-Deno.test("a NetworkPolicy lets only the master's pods reach the workers' port, and the workers dial nothing", () => {
-  const policy: INetworkPolicy = only("networking.k8s.io/v1 NetworkPolicy");
-  const spec = present(policy.spec, "NetworkPolicy spec");
-  const workerLabels = statefulSet().spec!.template.metadata!.labels!;
-  const masterLabels = job().spec!.template.metadata!.labels!;
-  assert(within(spec.podSelector?.matchLabels ?? {}, workerLabels));
-  assertEquals(spec.policyTypes, ["Ingress", "Egress"]);
-  assertEquals(spec.egress ?? [], [], "egress rules");
-  const rules = present(spec.ingress, "ingress rules");
-  assert(rules.length > 0, "no ingress rule: nothing reaches the workers");
-  for (const rule of rules) {
-    const peers = present(rule.from, "a rule without from lets anyone in");
-    for (const peer of peers) {
-      assertEquals(peer.ipBlock, undefined, "an ipBlock peer");
-      assertEquals(peer.namespaceSelector, undefined, "a namespace peer");
-      const picks = present(peer.podSelector?.matchLabels, "peer selector");
-      assert(within(picks, masterLabels), "a peer that is not the master");
-      assert(!within(picks, workerLabels), "a peer that is a worker");
-    }
-    assertEquals(
-      rule.ports?.map((p) => [p.port, p.protocol ?? "TCP"]),
-      [["rill", "TCP"]],
-    );
-  }
 });
 
 Deno.test("the worker pods' memory limit is twice what the worker's calls may hold", () => {
