@@ -20,6 +20,7 @@ import { WorkerCallError } from "../../../runtime/cluster/worker_call_error.ts";
 import { serveWorker } from "../../../runtime/cluster/worker_server.ts";
 import { within } from "../../_helpers/within.ts";
 import { testHandler } from "./_test_worker.ts";
+import { makeTestTls } from "./_test_tls.ts";
 
 /** A gRPC health client of `addr` with no token; dispose to hang up. */
 function healthClient(addr: string) {
@@ -72,15 +73,54 @@ Deno.test("routeHealth() streams NOT_SERVING to a Watch when the worker drains",
     handler: testHandler,
     token: "s3cret",
   });
-  using health = healthClient(server.addr);
-  const stream = health.client.watch({ service: "" }, { timeoutMs: 10_000 })
-    [Symbol.asyncIterator]();
-  const first = await within(5_000, stream.next());
-  assertEquals(first.value?.status, Status.SERVING);
-  const drained = server.drain({ timeoutMs: 5_000 });
-  const second = await within(5_000, stream.next());
-  assertEquals(second.value?.status, Status.NOT_SERVING);
-  // Closing ends the stream; nothing was in flight.
-  assertEquals(await within(10_000, drained), { drained: 0, cut: 0 });
-  await within(5_000, stream.next().catch(() => undefined));
+  const watching = new AbortController();
+  const sessionManager = new Http2SessionManager(`http://${server.addr}`);
+  const health = createClient(
+    Health,
+    createGrpcTransport({ baseUrl: `http://${server.addr}`, sessionManager }),
+  );
+  const stream = health.watch({ service: "" }, {
+    timeoutMs: 10_000,
+    signal: watching.signal,
+  })[Symbol.asyncIterator]();
+  try {
+    const first = await within(5_000, stream.next());
+    assertEquals(first.value?.status, Status.SERVING);
+    const drained = server.drain({ timeoutMs: 5_000 });
+    const second = await within(5_000, stream.next());
+    assertEquals(second.value?.status, Status.NOT_SERVING);
+    // The watcher hangs up, as a probe does: nothing is left to cut.
+    watching.abort();
+    sessionManager.abort();
+    assertEquals(await within(10_000, drained), { drained: 0, cut: 0 });
+  } finally {
+    watching.abort();
+    sessionManager.abort();
+  }
+});
+
+Deno.test("routeHealth() answers over TLS without a token, as grpc-health-probe -tls asks", async () => {
+  const tls = await makeTestTls();
+  await using server = await serveWorker({
+    handler: testHandler,
+    token: "s3cret",
+    tls: { cert: tls.certPem, key: tls.keyPem },
+  });
+  const baseUrl = `https://${server.addr}`;
+  const sessionManager = new Http2SessionManager(baseUrl, {}, {
+    ca: tls.caPem,
+  });
+  try {
+    const health = createClient(
+      Health,
+      createGrpcTransport({ baseUrl, sessionManager }),
+    );
+    const reply = await within(
+      5_000,
+      health.check({ service: "" }, { timeoutMs: 5_000 }),
+    );
+    assertEquals(reply.status, Status.SERVING);
+  } finally {
+    sessionManager.abort();
+  }
 });
