@@ -51,6 +51,12 @@ export class ServerShutdown {
   // out cuts them off ("Premature close" at the caller).
   #openResponses = 0;
   readonly #sessions = new Set<http2.ServerHttp2Session>();
+  readonly #server: http2.Http2Server;
+  readonly #guard: ConnectionGuard;
+  // Kept by the call handler; read here only.
+  readonly #stats: CallStats;
+  /** What the server's health service reports; false once closing. */
+  readonly readiness: Readiness;
 
   /**
    * Follows `server`'s requests and sessions from now on.
@@ -61,11 +67,15 @@ export class ServerShutdown {
    * @param readiness What its health service reports.
    */
   constructor(
-    readonly server: http2.Http2Server,
-    readonly guard: ConnectionGuard,
-    readonly stats: CallStats,
-    readonly readiness: Readiness,
+    server: http2.Http2Server,
+    guard: ConnectionGuard,
+    stats: CallStats,
+    readiness: Readiness,
   ) {
+    this.#server = server;
+    this.#guard = guard;
+    this.#stats = stats;
+    this.readiness = readiness;
     server.on("request", (request, response) => {
       if (request.url?.startsWith(HEALTH_PATH)) return;
       this.#openResponses++;
@@ -104,13 +114,13 @@ export class ServerShutdown {
   async drain(timeoutMs: number): Promise<DrainReport> {
     this.#draining = true;
     this.readiness.set(false);
-    const servedBefore = this.stats.served;
+    const servedBefore = this.#stats.served;
     await pollUntil(
-      () => this.stats.inFlight === 0 && this.#openResponses === 0,
+      () => this.#stats.inFlight === 0 && this.#openResponses === 0,
       Date.now() + timeoutMs,
     );
-    const cut = this.stats.inFlight;
-    const drained = this.stats.served - servedBefore;
+    const cut = this.#stats.inFlight;
+    const drained = this.#stats.served - servedBefore;
     await this.close();
     return { drained, cut };
   }
@@ -144,12 +154,12 @@ export class ServerShutdown {
     this.#controller.abort(
       new ConnectError("the worker is closing", Code.Unavailable),
     );
-    this.guard.close();
+    this.#guard.close();
     const deadline = Date.now() + CLOSE_GRACE_MS;
     await pollUntil(() => this.#openResponses === 0, deadline);
     await pollUntil(() => this.#sessions.size === 0, deadline);
     for (const session of this.#sessions) session.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 }
 
