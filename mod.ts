@@ -115,6 +115,7 @@ export type {
 } from "./runtime/core/prepared_block.ts";
 export type {
   ClusterSettings,
+  DiscoveryOverrides,
   ParkOptions,
   ResumeOptions,
   RunServices,

@@ -47,6 +47,7 @@ const USAGE_LINES: Readonly<Record<Command, string>> = {
   worker: "deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT\n" +
     "                     [--insecure | RILL_TOKEN=…] " +
     "[--tls-cert FILE --tls-key FILE]\n" +
+    "                     [--drain-timeout D] [--health-listen HOST:PORT]\n" +
     "                     [--max-calls N] [--max-call-bytes SIZE] " +
     "[--max-conns N]\n" +
     "                     [--max-conns-per-client N] [--read-timeout D]\n" +
@@ -160,10 +161,41 @@ const FLAGS: readonly FlagHelp[] = [
   },
   {
     flag: "label-selector",
-    commands: ["transpile"],
+    commands: ["run", "transpile"],
     text:
       `  --label-selector S transpile: the master's kube_get_workers_addrs picks
-                     the worker pods with this selector`,
+                     the worker pods with this selector; run: picks them
+                     with this one instead of master.pb's (default
+                     RILL_LABEL_SELECTOR, else master.pb's)`,
+  },
+  {
+    flag: "namespace",
+    commands: RUN,
+    text: `  --namespace NS     the namespace discovery searches (default
+                     RILL_NAMESPACE, else master.pb's, else the pod's own)`,
+  },
+  {
+    flag: "min-workers",
+    commands: RUN,
+    text:
+      `  --min-workers N    discovery starts once N workers are ready (default:
+                     once every matching pod is, and at least one)`,
+  },
+  {
+    flag: "discovery-timeout",
+    commands: RUN,
+    text: `  --discovery-timeout D
+                     how long discovery waits for them, printing
+                     "waiting for workers: …" lines (default 2m)`,
+  },
+  {
+    flag: "dial-by",
+    commands: RUN,
+    text:
+      `  --dial-by ip|dns   dials each discovered worker by its pod IP (default),
+                     or by its DNS name hostname.subdomain.namespace.svc
+                     (a StatefulSet behind a headless Service), which a
+                     TLS certificate can name (default RILL_DIAL_BY)`,
   },
   {
     flag: "port",
@@ -177,7 +209,8 @@ const FLAGS: readonly FlagHelp[] = [
     commands: ["worker"],
     text:
       `  --listen HOST:PORT worker: where to serve (port 0 picks one); prints
-                     "listening on HOST:PORT", then serves until killed;
+                     "listening on HOST:PORT", then serves until SIGTERM,
+                     when it drains (--drain-timeout);
                      refuses a tensor its program does not declare; needs
                      a token in RILL_TOKEN, which every call must carry,
                      unless --insecure`,
@@ -199,6 +232,27 @@ const FLAGS: readonly FlagHelp[] = [
     flag: "tls-key",
     commands: ["worker"],
     text: `  --tls-key FILE     worker: the private key (PEM) of --tls-cert`,
+  },
+  {
+    flag: "drain-timeout",
+    commands: ["worker"],
+    text:
+      `  --drain-timeout D  worker: on SIGTERM, turns NOT_SERVING, refuses new calls
+                     (unavailable) and gives the calls in flight this long
+                     to finish, then exits 0 (default 20s; keep it under
+                     the pod's terminationGracePeriodSeconds)`,
+  },
+  {
+    flag: "health-listen",
+    commands: ["worker"],
+    text: `  --health-listen HOST:PORT
+                     worker: also serves gRPC's grpc.health.v1.Health, and
+                     nothing else, here over plain HTTP/2 and without a
+                     token, from the start (NOT_SERVING until the program
+                     serves and while it drains; service "liveness":
+                     SERVING while the process answers), for the
+                     kubelet's grpc probes when --tls-cert is on; the
+                     worker's own port answers it too`,
   },
   ...WORKER_LIMIT_FLAGS.map(({ flag }): FlagHelp => ({
     flag,
