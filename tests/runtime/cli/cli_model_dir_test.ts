@@ -173,7 +173,7 @@ Deno.test("the CLI refuses bad parameters and model directories with one error l
       ],
       [
         [ROOT],
-        `error: ${ROOT}: no __model__ or *.pdmodel file in the model directory\n`,
+        `error: ${ROOT}: no __model__, *.pdmodel or inference.json file in the model directory\n`,
       ],
     ];
     const results = await mapLimited(cases, 2, ([args]) => runRill(args));

@@ -90,7 +90,7 @@ Deno.test("findModelFiles() refuses a directory with no program or with two", as
     let e = await assertRejects(() => findModelFiles(dir), ProgramError);
     assertEquals(
       e.message,
-      `${dir}: no __model__ or *.pdmodel file in the model directory`,
+      `${dir}: no __model__, *.pdmodel or inference.json file in the model directory`,
     );
     await Deno.writeFile(`${dir}/__model__`, new Uint8Array());
     await Deno.writeFile(`${dir}/a.pdmodel`, new Uint8Array());

@@ -112,7 +112,18 @@ Deno.test("decodeProgram() rejects an empty file", () => {
 Deno.test("decodeProgram() rejects a text file", () => {
   const text = new TextEncoder();
   assertNotAProgram(text.encode("hello world, this is not a program\n"));
-  assertNotAProgram(text.encode('{"blocks": [{"idx": 0}]}'));
+});
+
+Deno.test("decodeProgram() reads JSON as a PIR program and names what is missing", () => {
+  const e = assertThrows(() =>
+    decodeProgram(new TextEncoder().encode('{"blocks": [{"idx": 0}]}'), "p.pb")
+  );
+  assertInstanceOf(e, ProgramError);
+  assertEquals(e.where, { file: "p.pb" });
+  assertEquals(
+    e.message,
+    'p.pb: not a PIR program: "base_code" is missing',
+  );
 });
 
 Deno.test("decodeProgram() rejects a valid message that has no blocks", () => {
