@@ -20,7 +20,7 @@
  */
 import type { BlockDesc } from "../../gen/rill/v1/framework_pb.ts";
 import { blockAttr, boolAttr } from "./_pir_attr_convert.ts";
-import type { PirConverter } from "./pir_to_program.ts";
+import type { PirConverter } from "./_pir_converter.ts";
 import type { PirBlock, PirOp, PirType } from "./pir_program.ts";
 
 const BOOL: PirType = { kind: "dense", element: "0.t_bool", dims: [] };

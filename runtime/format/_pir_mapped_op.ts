@@ -1,0 +1,95 @@
+/**
+ * A PIR op that the table maps to one Rill op (`PirMappedOp`): its
+ * operands fill slots (a combine's members one each) or, when a constant
+ * op made them and the rule says so, become attributes; its results fill
+ * the output slots in order; its attributes take their Rill names. What
+ * does not fit the rule (an extra operand or result, an attribute the rule
+ * does not name, a computed operand where only a constant will do) is a
+ * gap of the conversion.
+ *
+ * @module
+ */
+import type { BlockDesc, OpDesc_Attr } from "../../gen/rill/v1/framework_pb.ts";
+import { constantToDesc, pirAttrToDesc } from "./_pir_attr_convert.ts";
+import type { PirConverter } from "./_pir_converter.ts";
+import { PIR_IGNORED_ATTRS, type PirMappedOp } from "./pir_op_table.ts";
+import type { PirOp } from "./pir_program.ts";
+
+/**
+ * Converts `op` by `rule` into `block`.
+ *
+ * @param c The conversion.
+ * @param op The op.
+ * @param rule Its table entry.
+ * @param block The block.
+ *
+ * @example Usage
+ * ```ts
+ * import { convertMapped } from "./_pir_mapped_op.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(typeof convertMapped, "function");
+ * ```
+ */
+export function convertMapped(
+  c: PirConverter,
+  op: PirOp,
+  rule: PirMappedOp,
+  block: BlockDesc,
+): void {
+  const inputs: Record<string, string[]> = {};
+  const attrs: OpDesc_Attr[] = [];
+  if (op.operands.length > rule.inputs.length) {
+    c.gap("op", `${op.name} with ${op.operands.length} operands`);
+  }
+  op.operands.forEach((id, i) => {
+    const r = rule.inputs[i];
+    if (id === 0 || r === undefined) return;
+    const values = c.constantOf(id);
+    if (typeof r === "string") {
+      (inputs[r] ??= []).push(...c.argumentsOf(id, block));
+    } else if (values !== undefined) {
+      const a = constantToDesc(r.attr, r.as, values);
+      if (a === undefined) c.gap("operand", `${op.name}.${r.attr}`);
+      else attrs.push(a);
+    } else if (r.slot !== undefined) {
+      (inputs[r.slot] ??= []).push(...c.argumentsOf(id, block));
+    } else {
+      c.gap("operand", `${op.name}.${r.attr}`);
+    }
+  });
+  attrs.push(...renamedAttrs(c, op, rule.attrs ?? {}));
+  if (op.results.length > rule.outputs.length) {
+    c.gap("op", `${op.name} with ${op.results.length} results`);
+  }
+  const outputs: Record<string, string[]> = {};
+  op.results.forEach((v, i) => {
+    if (i >= rule.outputs.length) return;
+    c.declare(block, v.id, v.type);
+    outputs[rule.outputs[i]] = [c.nameOf(v.id)];
+  });
+  c.emit(block, rule.type, { inputs, outputs }, attrs);
+}
+
+// The op's attributes under their Rill names; one the rule does not name,
+// or whose value Rill cannot hold, is a gap.
+function renamedAttrs(
+  c: PirConverter,
+  op: PirOp,
+  names: Readonly<Record<string, string | null>>,
+): OpDesc_Attr[] {
+  const out: OpDesc_Attr[] = [];
+  for (const { name, value } of op.attrs) {
+    if (PIR_IGNORED_ATTRS.has(name)) continue;
+    if (!Object.hasOwn(names, name)) {
+      c.gap("attribute", `${op.name}.${name}`);
+      continue;
+    }
+    const to = names[name];
+    if (to === null) continue;
+    const a = pirAttrToDesc(to, value);
+    if (typeof a === "string") c.gap("attribute", `${op.name}.${name} (${a})`);
+    else out.push(a);
+  }
+  return out;
+}
