@@ -83,14 +83,20 @@ export function constantOp(
   const type = op.results[0].type;
   if (op.name === "1.full") {
     const dims = type.kind === "dense" ? type.dims : [1];
-    return {
-      type: "fill_constant",
-      attrs: [
-        attr("shape", { type: AttrType.LONGS, longs: dims.map(BigInt) }),
-        intAttr("dtype", code),
-        attr("value", { type: AttrType.FLOAT, f: values[0] }),
-      ],
-    };
+    const [v] = values;
+    const attrs = [
+      attr("shape", { type: AttrType.LONGS, longs: dims.map(BigInt) }),
+      intAttr("dtype", code),
+      attr("value", { type: AttrType.FLOAT, f: v }),
+    ];
+    // `value` is a float32; Paddle's `full` holds a double. A value the
+    // float32 rounds (a float64 0.1, an int64 above 2^24) goes exactly in
+    // `str_value`, which fill_constant reads first.
+    if (!Number.isNaN(v) && Math.fround(v) !== v) {
+      const s = code === VarType_Type.INT64 ? String(Math.trunc(v)) : String(v);
+      attrs.push(attr("str_value", { type: AttrType.STRING, s }));
+    }
+    return { type: "fill_constant", attrs };
   }
   const list = code === VarType_Type.INT64
     ? attr("int64_values", { type: AttrType.LONGS, longs: values.map(BigInt) })

@@ -113,6 +113,22 @@ Deno.test("pirToProgram() keeps a constant some operand reads as a tensor", asyn
   ]);
 });
 
+Deno.test("pirToProgram() keeps a full's value exact where a float32 would round it", async () => {
+  const i = dense("i64", [1]);
+  const d = dense("f64", [1]);
+  const desc = convert([
+    data("x", 1, i, [1], "int64"),
+    full(2, i, [1], 2 ** 40 + 1, "int64"),
+    op("1.add", [1, 2], [[3, i]]),
+    full(4, d, [1], 0.1, "float64"),
+    fetch(3, 5, i, 0),
+    fetch(4, 6, d, 1),
+  ]);
+  const x = Tensor.fromArray([1n], "int64");
+  assertEquals((await run(desc, { x })).item(0), 2n ** 40n + 2n);
+  assertEquals((await run(desc, { x }, "fetch_name_1")).item(0), 0.1);
+});
+
 Deno.test("pirToProgram() folds scale's full factor and pool2d's kernel size, int64 strides of version 2 included", async () => {
   const img = dense("f32", [1, 1, 2, 4]);
   const desc = convert([
