@@ -81,6 +81,29 @@ Deno.test("pirToProgram() fetches a feed through an assign", async () => {
   assertEquals((await run(desc, { x: X })).toNested(), X.toNested());
 });
 
+Deno.test("pirToProgram() declares each element type tag as its VarType", () => {
+  const tags = ["f32", "f64", "i32", "i64", "bool", "ui8", "f16", "i8"];
+  const names = [
+    "float32",
+    "float64",
+    "int32",
+    "int64",
+    "bool",
+    "uint8",
+    "float16",
+    "int8",
+  ];
+  const desc = convert(
+    tags.map((t, i) => data(`x${i}`, i + 1, dense(t, [2]), [2], names[i])),
+  );
+  const codes = tags.map((_, i) =>
+    desc.blocks[0].vars.find((v) => v.name === `x${i}`)?.type?.lodTensor
+      ?.tensor?.dataType
+  );
+  // FP32 5, FP64 6, INT32 2, INT64 3, BOOL 0, UINT8 20, FP16 4, INT8 21.
+  assertEquals(codes, [5, 6, 2, 3, 0, 20, 4, 21]);
+});
+
 // --- constants ---
 
 Deno.test("pirToProgram() folds a full_int_array into reshape's shape and keeps no op for it", async () => {
