@@ -2,15 +2,21 @@
  * A PIR op that the table maps to one Rill op (`PirMappedOp`): its
  * operands fill slots (a combine's members one each) or, when a constant
  * op made them and the rule says so, become attributes; its results fill
- * the output slots in order; its attributes take their Rill names. What
+ * the output slots in order (a 0-D result of an op that gives [1] in Rill
+ * through a `reshape2` to []); its attributes take their Rill names. What
  * does not fit the rule (an extra operand or result, an attribute the rule
- * does not name, a computed operand where only a constant will do) is a
- * gap of the conversion.
+ * does not name or holds at another value than its neutral one, a
+ * computed operand where only a constant will do) is a gap of the
+ * conversion.
  *
  * @module
  */
-import type { BlockDesc, OpDesc_Attr } from "../../gen/rill/v1/framework_pb.ts";
-import { constantToDesc, pirAttrToDesc } from "./_pir_attr_convert.ts";
+import {
+  AttrType,
+  type BlockDesc,
+  type OpDesc_Attr,
+} from "../../gen/rill/v1/framework_pb.ts";
+import { attr, constantToDesc, pirAttrToDesc } from "./_pir_attr_convert.ts";
 import type { PirConverter } from "./_pir_converter.ts";
 import { PIR_IGNORED_ATTRS, type PirMappedOp } from "./pir_op_table.ts";
 import type { PirOp } from "./pir_program.ts";
@@ -58,17 +64,33 @@ export function convertMapped(
       c.gap("operand", `${op.name}.${r.attr}`);
     }
   });
-  attrs.push(...renamedAttrs(c, op, rule.attrs ?? {}));
+  attrs.push(...renamedAttrs(c, op, rule));
   if (op.results.length > rule.outputs.length) {
     c.gap("op", `${op.name} with ${op.results.length} results`);
   }
   const outputs: Record<string, string[]> = {};
+  const reshapes: [string, string][] = [];
   op.results.forEach((v, i) => {
     if (i >= rule.outputs.length) return;
     c.declare(block, v.id, v.type);
-    outputs[rule.outputs[i]] = [c.nameOf(v.id)];
+    let name = c.nameOf(v.id);
+    if (
+      rule.oneForZeroD && v.type.kind === "dense" && v.type.dims.length === 0
+    ) {
+      const one = `${name}@1`;
+      c.declareVar(block, one, { ...v.type, dims: [1] });
+      reshapes.push([one, name]);
+      name = one;
+    }
+    outputs[rule.outputs[i]] = [name];
   });
   c.emit(block, rule.type, { inputs, outputs }, attrs);
+  for (const [one, name] of reshapes) {
+    c.emit(block, "reshape2", {
+      inputs: { X: [one] },
+      outputs: { Out: [name] },
+    }, [attr("shape", { type: AttrType.INTS, ints: [] })]);
+  }
 }
 
 // The op's attributes under their Rill names; one the rule does not name,
@@ -76,11 +98,19 @@ export function convertMapped(
 function renamedAttrs(
   c: PirConverter,
   op: PirOp,
-  names: Readonly<Record<string, string | null>>,
+  rule: PirMappedOp,
 ): OpDesc_Attr[] {
+  const names = rule.attrs ?? {};
   const out: OpDesc_Attr[] = [];
   for (const { name, value } of op.attrs) {
     if (PIR_IGNORED_ATTRS.has(name)) continue;
+    if (rule.neutral !== undefined && Object.hasOwn(rule.neutral, name)) {
+      const v = "value" in value ? value.value : undefined;
+      if (v !== rule.neutral[name]) {
+        c.gap("attribute", `${op.name}.${name} (${JSON.stringify(v)})`);
+      }
+      continue;
+    }
     if (!Object.hasOwn(names, name)) {
       c.gap("attribute", `${op.name}.${name}`);
       continue;

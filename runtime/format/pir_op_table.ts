@@ -45,6 +45,18 @@ export interface PirMappedOp {
    * read and dropped (it has no effect on an inference run).
    */
   readonly attrs?: Readonly<Record<string, string | null>>;
+  /**
+   * PIR attributes the Rill op has no room for, accepted only at the one
+   * value that means what the Rill op does (`1.sum`'s dtype "Undefined"
+   * keeps the input's dtype); any other value is a gap.
+   */
+  readonly neutral?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Rill's op gives [1] where Paddle 3's gives a 0-D tensor (a reduction to
+   * one element, the product of two vectors), as Paddle 2 did: a result
+   * the program declares 0-D is reshaped to [] after the op.
+   */
+  readonly oneForZeroD?: boolean;
 }
 
 /**
@@ -86,6 +98,17 @@ function unary(
 
 function binary(type: string): PirMappedOp {
   return { type, inputs: ["X", "Y"], outputs: ["Out"] };
+}
+
+// A reduction whose axes are an operand (a constant list).
+function reduce(type: string): PirMappedOp {
+  return {
+    type,
+    inputs: ["X", { attr: "dim", as: "ints" }],
+    outputs: ["Out"],
+    attrs: { keepdim: "keep_dim" },
+    oneForZeroD: true,
+  };
 }
 
 const CONV_ATTRS = same(
@@ -207,6 +230,7 @@ const ENTRIES: Readonly<Record<string, PirOpRule>> = {
     inputs: ["X", "Y"],
     outputs: ["Out"],
     attrs: { transpose_x: "trans_x", transpose_y: "trans_y" },
+    oneForZeroD: true,
   },
   "1.conv2d": CONV,
   "1.depthwise_conv2d": { ...CONV, type: "depthwise_conv2d" },
@@ -339,6 +363,29 @@ const ENTRIES: Readonly<Record<string, PirOpRule>> = {
     outputs: ["Out"],
   },
   "1.shape": { type: "shape", inputs: ["Input"], outputs: ["Out"] },
+  // Reductions: an empty axis reduces every dim, as Rill's reduce ops read
+  // an empty `dim`.
+  "1.sum": {
+    ...reduce("reduce_sum"),
+    neutral: { dtype: "Undefined(ALL_DTYPE)" },
+  },
+  "1.mean": reduce("reduce_mean"),
+  "1.max": reduce("reduce_max"),
+  "1.min": reduce("reduce_min"),
+  "1.amax": {
+    type: "reduce_max",
+    inputs: ["X"],
+    outputs: ["Out"],
+    attrs: { axis: "dim", keepdim: "keep_dim" },
+    oneForZeroD: true,
+  },
+  "1.amin": {
+    type: "reduce_min",
+    inputs: ["X"],
+    outputs: ["Out"],
+    attrs: { axis: "dim", keepdim: "keep_dim" },
+    oneForZeroD: true,
+  },
 };
 
 /**

@@ -194,6 +194,59 @@ Deno.test("pirToProgram() gives concat each member of a combine and its axis fro
   assertEquals((await run(desc, { x: X })).shape, [2, 8]);
 });
 
+Deno.test("pirToProgram() reduces over a constant axis list, an empty one over every dim", async () => {
+  const desc = convert([
+    data("x", 1, F4, [2, 4]),
+    fullIntArray(2, [1]),
+    op("1.sum", [1, 2], [[3, dense("f32", [2, 1])]], [
+      a.dtype("dtype", "Undefined(ALL_DTYPE)"),
+      a.bool("keepdim", true),
+    ]),
+    fullIntArray(4, []),
+    op("1.max", [1, 4], [[5, dense("f32", [])]], [a.bool("keepdim", false)]),
+    fetch(3, 6, dense("f32", [2, 1]), 0),
+    fetch(5, 7, dense("f32", []), 1),
+  ]);
+  assertEquals(opTypes(desc).slice(1, 4), [
+    "reduce_sum",
+    "reduce_max",
+    "reshape2",
+  ]);
+  assertEquals((await run(desc, { x: X })).toNested(), [[-2], [-2]]);
+  assertEquals((await run(desc, { x: X }, "fetch_name_1")).toNested(), 7);
+});
+
+Deno.test("pirToProgram() gives the product of two vectors the 0-D shape Paddle 3 declares", async () => {
+  const v = dense("f32", [3]);
+  const desc = convert([
+    data("x", 1, v, [3]),
+    op("1.matmul", [1, 1], [[2, dense("f32", [])]], [
+      a.bool("transpose_x", false),
+      a.bool("transpose_y", false),
+    ]),
+    fetch(2, 3, dense("f32", [])),
+  ]);
+  const x = Tensor.fromArray([1, 2, 3], "float32");
+  const y = await run(desc, { x });
+  assertEquals([y.shape, y.item(0)], [[], 14]);
+});
+
+Deno.test("pirToProgram() refuses a sum to another dtype, naming the attribute and its value", () => {
+  const text = pirText([
+    data("x", 1, F4, [2, 4]),
+    fullIntArray(2, [1]),
+    op("1.sum", [1, 2], [[3, dense("f64", [2])]], [
+      a.dtype("dtype", "float64"),
+      a.bool("keepdim", false),
+    ]),
+  ]);
+  const e = assertThrows(() => pirToProgram(decodePirProgram(text)));
+  assertInstanceOf(e, PirUnsupportedError);
+  assertEquals(e.gaps, [
+    { kind: "attribute", name: '1.sum.dtype ("float64")', count: 1 },
+  ]);
+});
+
 // --- control flow ---
 
 function ifProgram(): ProgramDesc {
