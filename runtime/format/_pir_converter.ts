@@ -114,6 +114,11 @@ export class PirConverter {
     return [this.nameOf(id)];
   }
 
+  /** Makes the list value `id` stand for the variables `names`. */
+  setMembers(id: number, names: string[]): void {
+    this.#members.set(id, names);
+  }
+
   /** The values of the constant op that made `id`, if one did. */
   constantOf(id: number): readonly number[] | undefined {
     return this.#constants.get(id)?.values;

@@ -2,8 +2,8 @@
  * A PIR op that the table maps to one Rill op (`PirMappedOp`): its
  * operands fill slots (a combine's members one each) or, when a constant
  * op made them and the rule says so, become attributes; its results fill
- * the output slots in order (a 0-D result of an op that gives [1] in Rill
- * through a `reshape2` to []); its attributes take their Rill names. What
+ * the output slots in order (a list result one variable per member; a 0-D
+ * result of an op that gives [1] in Rill through a `reshape2` to []); its attributes take their Rill names. What
  * does not fit the rule (an extra operand or result, an attribute the rule
  * does not name or holds at another value than its neutral one, a
  * computed operand where only a constant will do) is a gap of the
@@ -19,7 +19,7 @@ import {
 import { attr, constantToDesc, pirAttrToDesc } from "./_pir_attr_convert.ts";
 import type { PirConverter } from "./_pir_converter.ts";
 import { PIR_IGNORED_ATTRS, type PirMappedOp } from "./pir_op_table.ts";
-import type { PirOp } from "./pir_program.ts";
+import type { PirOp, PirType } from "./pir_program.ts";
 
 /**
  * Converts `op` by `rule` into `block`.
@@ -72,6 +72,10 @@ export function convertMapped(
   const reshapes: [string, string][] = [];
   op.results.forEach((v, i) => {
     if (i >= rule.outputs.length) return;
+    if (v.type.kind === "vec") {
+      outputs[rule.outputs[i]] = listResult(c, v.id, v.type.types, block);
+      return;
+    }
     c.declare(block, v.id, v.type);
     let name = c.nameOf(v.id);
     if (
@@ -91,6 +95,23 @@ export function convertMapped(
       outputs: { Out: [name] },
     }, [attr("shape", { type: AttrType.INTS, ints: [] })]);
   }
+}
+
+// A result of type `0.t_vec` (`1.split`'s): one variable per member,
+// `%7.0`, `%7.1`…, which a `0.split` of it names.
+function listResult(
+  c: PirConverter,
+  id: number,
+  types: readonly PirType[],
+  block: BlockDesc,
+): string[] {
+  const names = types.map((t, k) => {
+    const name = `${c.nameOf(id)}.${k}`;
+    c.declareVar(block, name, t);
+    return name;
+  });
+  c.setMembers(id, names);
+  return names;
 }
 
 // The op's attributes under their Rill names; one the rule does not name,

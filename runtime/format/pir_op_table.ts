@@ -325,6 +325,27 @@ const ENTRIES: Readonly<Record<string, PirOpRule>> = {
     attrs: same("axis"),
   },
   "1.add_n": { type: "sum", inputs: ["X"], outputs: ["Out"] },
+  // A list result (`0.t_vec`) fills a duplicable slot, one variable each.
+  "1.split": {
+    type: "split",
+    inputs: ["X", { attr: "sections", as: "ints" }, {
+      attr: "axis",
+      as: "int",
+    }],
+    outputs: ["Out"],
+  },
+  "1.split_with_num": {
+    type: "split",
+    inputs: ["X", { attr: "axis", as: "int" }],
+    outputs: ["Out"],
+    attrs: same("num"),
+  },
+  "1.unstack": {
+    type: "unstack",
+    inputs: ["X"],
+    outputs: ["Y"],
+    attrs: same("axis", "num"),
+  },
   "1.slice": {
     type: "slice",
     inputs: [

@@ -247,6 +247,21 @@ Deno.test("pirToProgram() refuses a sum to another dtype, naming the attribute a
   ]);
 });
 
+Deno.test("pirToProgram() gives split's list result one variable per member, which 0.split names", async () => {
+  const half = dense("f32", [2, 2]);
+  const desc = convert([
+    data("x", 1, F4, [2, 4]),
+    fullIntArray(2, [2, -1]),
+    full(3, dense("i32", [1]), [1], 1, "int32"),
+    op("1.split", [1, 2, 3], [[4, { "#": "0.t_vec", D: [half, half] }]]),
+    op("0.split", [4], [[5, half], [6, half]]),
+    op("1.subtract", [6, 5], [[7, half]]),
+    fetch(7, 8, half),
+  ]);
+  assertEquals(desc.blocks[0].ops[1].outputs[0].arguments, ["%4.0", "%4.1"]);
+  assertEquals((await run(desc, { x: X })).toNested(), [[2, -2], [2, -2]]);
+});
+
 // --- control flow ---
 
 function ifProgram(): ProgramDesc {
