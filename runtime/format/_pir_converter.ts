@@ -21,7 +21,11 @@ import { CONSTANT_OPS, constantOp, constantValues } from "./_pir_constants.ts";
 import { convertIf, convertWhile } from "./_pir_control_flow.ts";
 import { convertData, convertFetch, fetchName } from "./_pir_feed_fetch.ts";
 import { convertMapped } from "./_pir_mapped_op.ts";
-import { PIR_IGNORED_ATTRS, pirOpRule } from "./pir_op_table.ts";
+import {
+  PIR_IGNORED_ATTRS,
+  pirOpRule,
+  type PirSpecialOp,
+} from "./pir_op_table.ts";
 import type { PirBlock, PirOp, PirType } from "./pir_program.ts";
 import type { PirGapKind } from "./pir_unsupported_error.ts";
 
@@ -30,6 +34,41 @@ interface VarFlags {
   persistable?: boolean;
   isParameter?: boolean;
   feed?: boolean;
+}
+
+/**
+ * How many operands and results each structural op takes, [min, max]: an
+ * op outside them is a gap, so that no converter reads a result or
+ * operand that is not there.
+ */
+const SPECIAL_ARITY: Readonly<
+  Record<
+    PirSpecialOp,
+    { operands: [number, number]; results: [number, number] }
+  >
+> = {
+  parameter: { operands: [0, 0], results: [1, 1] },
+  data: { operands: [0, 0], results: [1, 1] },
+  fetch: { operands: [1, 1], results: [1, 1] },
+  full: { operands: [0, 0], results: [1, 1] },
+  full_int_array: { operands: [0, 0], results: [1, 1] },
+  combine: { operands: [0, Infinity], results: [1, 1] },
+  split: { operands: [1, 1], results: [0, Infinity] },
+  if: { operands: [1, 1], results: [0, Infinity] },
+  while: { operands: [1, Infinity], results: [0, Infinity] },
+  yield: { operands: [0, Infinity], results: [0, 0] },
+};
+
+/**
+ * Whether a structural op has the operands (none null) and results its
+ * kind takes.
+ */
+function wellFormed(op: PirOp, special: PirSpecialOp): boolean {
+  const { operands, results } = SPECIAL_ARITY[special];
+  const within = (n: number, [min, max]: [number, number]) =>
+    n >= min && n <= max;
+  return within(op.operands.length, operands) &&
+    within(op.results.length, results) && !op.operands.includes(0);
 }
 
 /** A constant op and its values. */
@@ -133,12 +172,17 @@ export class PirConverter {
     let fetches = 0;
     for (const op of block.ops) {
       const rule = pirOpRule(op.name);
+      if (
+        rule !== undefined && "special" in rule && !wellFormed(op, rule.special)
+      ) {
+        continue;
+      }
       if (op.parameter !== undefined) {
         this.#names.set(op.results[0].id, op.parameter.name);
       } else if (op.name === "1.data") {
         const name = fetchName(op);
         if (name !== undefined) this.#names.set(op.results[0].id, name);
-      } else if (op.name === "1.fetch" && op.operands[0] > 0) {
+      } else if (op.name === "1.fetch") {
         const name = fetchName(op) ?? `fetch_name_${fetches}`;
         fetches++;
         if (!this.#names.has(op.operands[0])) {
@@ -176,6 +220,13 @@ export class PirConverter {
       }
       if ("type" in rule) {
         convertMapped(this, op, rule, block);
+        continue;
+      }
+      if (!wellFormed(op, rule.special)) {
+        this.gap(
+          "op",
+          `${op.name} with ${op.operands.length} operands and ${op.results.length} results`,
+        );
         continue;
       }
       switch (rule.special) {

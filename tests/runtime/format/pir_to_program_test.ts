@@ -369,6 +369,27 @@ Deno.test("pirToProgram() lists every unknown op, attribute, operand and type wi
   );
 });
 
+Deno.test("pirToProgram() lists structural ops of the wrong shape instead of failing on them", () => {
+  const t = dense("f32", [2]);
+  const text = pirText([
+    data("x", 1, t, [2]),
+    op("1.fetch", [], [[2, t]], [a.str("name", "y"), a.i32("col", 0)]),
+    op("1.full", [], []),
+    op("1.data", [1], [[3, t]]),
+    op("1.if", [0], []),
+    op("2.yield", [1], []),
+  ]);
+  const e = assertThrows(() => pirToProgram(decodePirProgram(text)));
+  assertInstanceOf(e, PirUnsupportedError);
+  assertEquals((e as PirUnsupportedError).gaps.map((g) => g.name), [
+    "1.fetch with 0 operands and 1 results",
+    "1.full with 0 operands and 0 results",
+    "1.data with 1 operands and 1 results",
+    "1.if with 1 operands and 0 results",
+    "2.yield",
+  ]);
+});
+
 Deno.test("pirToProgram() writes each attribute tag as the attribute type Rill reads", () => {
   const desc = convert([
     data("x", 1, dense("f32", [1, 1, 3, 3]), [1, 1, 3, 3]),
