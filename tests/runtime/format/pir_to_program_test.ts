@@ -7,11 +7,13 @@ import { assertEquals, assertInstanceOf, assertThrows } from "@std/assert";
 import {
   AttrType,
   decodePirProgram,
+  decodeProgram,
   Executor,
   pirToProgram,
   PirUnsupportedError,
   Program,
   type ProgramDesc,
+  ProgramError,
   Tensor,
   validateProgram,
 } from "../../../mod.ts";
@@ -462,3 +464,58 @@ Deno.test("pirToProgram() writes each attribute tag as the attribute type Rill r
 function attr_(name: string, tag: string, data: Json): Json {
   return { N: name, AT: { "#": tag, D: data } };
 }
+
+// --- malformed files ---
+
+// Every node of `json` replaced in turn by each of `stand_ins`.
+function* mutations(json: Json): Generator<Json> {
+  const standIns: Json[] = [null, 0, -1, "x", [], {}, [{}]];
+  function* at(node: Json, replace: (v: Json) => Json): Generator<Json> {
+    for (const s of standIns) yield replace(s);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        yield* at(node[i], (v) => replace(node.map((x, j) => j === i ? v : x)));
+      }
+    } else if (node !== null && typeof node === "object") {
+      for (const key of Object.keys(node)) {
+        yield* at(
+          (node as Record<string, Json>)[key],
+          (v) => replace({ ...(node as Record<string, Json>), [key]: v }),
+        );
+      }
+    }
+  }
+  yield* at(json, (v) => v);
+}
+
+Deno.test("decodeProgram() answers every malformed PIR program with a ProgramError, never another error", () => {
+  const t = dense("f32", [2]);
+  const base = JSON.parse(pirText([
+    param("w", 1, t),
+    data("x", 2, t, [2]),
+    op("1.add", [2, 1], [[3, t]], [a.str("struct_name", "/add/")]),
+    full(4, dense("bool", []), [], 1, "bool"),
+    op("1.if", [4], [[5, t]], [], [
+      region(1, [op("2.yield", [3], [])]),
+      region(2, [op("2.yield", [2], [])]),
+    ]),
+    fetch(5, 6, t),
+  ]));
+  validateProgram(decodeProgram(
+    new TextEncoder().encode(JSON.stringify(base)),
+    "m.json",
+  ));
+  let cases = 0;
+  for (const m of mutations(base)) {
+    cases++;
+    try {
+      decodeProgram(new TextEncoder().encode(JSON.stringify(m)), "m.json");
+    } catch (e) {
+      if (!(e instanceof ProgramError)) {
+        throw new Error(`${JSON.stringify(m).slice(0, 300)}: ${e}`);
+      }
+      assertEquals(e.message.includes("\n"), false);
+    }
+  }
+  assertEquals(cases > 500, true);
+});
