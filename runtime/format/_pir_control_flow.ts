@@ -88,10 +88,23 @@ export function convertIf(c: PirConverter, op: PirOp, block: BlockDesc): void {
  *
  * @example Usage
  * ```ts
- * import { convertWhile } from "./_pir_control_flow.ts";
+ * import { decodePirProgram, pirToProgram } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
- * assertEquals(typeof convertWhile, "function");
+ * const t = { "#": "0.t_dtensor", D: [{ "#": "0.t_bool" }, [], "NCHW", [], 0] };
+ * const text = JSON.stringify({ base_code: { magic: "pir", version: 1 }, program: { regions: [
+ *   { "#": "region_0", blocks: [{ "#": "block_0", args: [], ops: [
+ *     { "#": "1.full", I: [], O: [{ "%": 1, TT: t }], A: [
+ *       { N: "value", AT: { "#": "0.a_f64", D: 0 } }, { N: "dtype", AT: { "#": "1.a_dtype", D: "bool" } }] },
+ *     { "#": "1.while", I: [{ "%": 1 }, { "%": 1 }], O: [{ "%": 2, TT: t }], A: [], regions: [
+ *       { "#": "region_1", blocks: [{ "#": "block_1", args: [{ "%": -1, TT: t }], ops: [
+ *         { "#": "2.yield", I: [{ "%": -1 }, { "%": -1 }], O: [], A: [] }] }] }] },
+ *   ] }] }] } });
+ * const desc = pirToProgram(decodePirProgram(text));
+ * assertEquals(desc.blocks[0].ops.map((op) => op.type), [
+ *   "fill_constant", "assign", "assign", "while",
+ * ]);
+ * assertEquals(desc.blocks[1].ops.map((op) => op.type), ["assign", "assign", "assign"]);
  * ```
  */
 export function convertWhile(

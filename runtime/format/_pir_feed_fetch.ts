@@ -27,10 +27,16 @@ import type { PirOp } from "./pir_program.ts";
  *
  * @example Usage
  * ```ts
- * import { convertData } from "./_pir_feed_fetch.ts";
+ * import { decodePirProgram, pirToProgram } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
- * assertEquals(typeof convertData, "function");
+ * const t = { "#": "0.t_dtensor", D: [{ "#": "0.t_f32" }, [-1, 2], "NCHW", [], 0] };
+ * const text = JSON.stringify({ base_code: { magic: "pir", version: 1 }, program: { regions: [
+ *   { "#": "region_0", blocks: [{ "#": "block_0", args: [], ops: [
+ *     { "#": "1.data", I: [], O: [{ "%": 1, TT: t }], A: [{ N: "name", AT: { "#": "0.a_str", D: "x" } }] },
+ *   ] }] }] } });
+ * const [feed] = pirToProgram(decodePirProgram(text)).blocks[0].ops;
+ * assertEquals([feed.type, feed.outputs[0].arguments, feed.attrs[0].i], ["feed", ["x"], 0]);
  * ```
  */
 export function convertData(
@@ -58,10 +64,20 @@ export function convertData(
  *
  * @example Usage
  * ```ts
- * import { convertFetch } from "./_pir_feed_fetch.ts";
+ * import { decodePirProgram, pirToProgram } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
- * assertEquals(typeof convertFetch, "function");
+ * const t = { "#": "0.t_dtensor", D: [{ "#": "0.t_f32" }, [2], "NCHW", [], 0] };
+ * const text = JSON.stringify({ base_code: { magic: "pir", version: 1 }, program: { regions: [
+ *   { "#": "region_0", blocks: [{ "#": "block_0", args: [], ops: [
+ *     { "#": "1.data", I: [], O: [{ "%": 1, TT: t }], A: [{ N: "name", AT: { "#": "0.a_str", D: "x" } }] },
+ *     { "#": "1.fetch", I: [{ "%": 1 }], O: [{ "%": 2, TT: t }], A: [
+ *       { N: "name", AT: { "#": "0.a_str", D: "fetch_name_0" } }, { N: "col", AT: { "#": "0.a_i32", D: 0 } }] },
+ *   ] }] }] } });
+ * const ops = pirToProgram(decodePirProgram(text)).blocks[0].ops;
+ * // A fed value fetched: copied to the fetch name first.
+ * assertEquals(ops.map((op) => op.type), ["feed", "assign", "fetch"]);
+ * assertEquals(ops[2].inputs[0].arguments, ["fetch_name_0"]);
  * ```
  */
 export function convertFetch(

@@ -31,10 +31,20 @@ import type { PirOp, PirType } from "./pir_program.ts";
  *
  * @example Usage
  * ```ts
- * import { convertMapped } from "./_pir_mapped_op.ts";
+ * import { decodePirProgram, pirToProgram } from "../../mod.ts";
  * import { assertEquals } from "@std/assert";
  *
- * assertEquals(typeof convertMapped, "function");
+ * const t = { "#": "0.t_dtensor", D: [{ "#": "0.t_f32" }, [1, 8, 4, 4], "NCHW", [], 0] };
+ * const text = JSON.stringify({ base_code: { magic: "pir", version: 1 }, program: { regions: [
+ *   { "#": "region_0", blocks: [{ "#": "block_0", args: [], ops: [
+ *     { "#": "1.data", I: [], O: [{ "%": 1, TT: t }], A: [{ N: "name", AT: { "#": "0.a_str", D: "x" } }] },
+ *     { "#": "1.hardsigmoid", I: [{ "%": 1 }], O: [{ "%": 2, TT: t }], A: [
+ *       { N: "slope", AT: { "#": "0.a_f32", D: 0.25 } }, { N: "offset", AT: { "#": "0.a_f32", D: 0.5 } },
+ *       { N: "struct_name", AT: { "#": "0.a_str", D: "/Net/Hardsigmoid/" } }] },
+ *   ] }] }] } });
+ * const op = pirToProgram(decodePirProgram(text)).blocks[0].ops[1];
+ * assertEquals(op.type, "hard_sigmoid");
+ * assertEquals(op.attrs.map((a) => [a.name, a.f]), [["slope", 0.25], ["offset", 0.5]]);
  * ```
  */
 export function convertMapped(
