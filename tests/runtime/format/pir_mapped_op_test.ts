@@ -12,6 +12,7 @@ import {
 } from "../../../mod.ts";
 import {
   a,
+  attr,
   data,
   dense,
   fetch,
@@ -224,7 +225,7 @@ Deno.test("pirToProgram() writes each attribute tag as the attribute type Rill r
     op("1.slice", [4, 11, 12], [[13, dense("f64", [1, 1, 3, 3])]], [
       a.i64s("axes", [0]),
       a.i64s("infer_flags", [1]),
-      attr_("decrease_axis", "0.a_array", []),
+      attr("decrease_axis", "0.a_array", []),
     ]),
   ]);
   const types = (k: number) =>
@@ -256,7 +257,3 @@ Deno.test("pirToProgram() writes each attribute tag as the attribute type Rill r
     decrease_axis: "INTS",
   });
 });
-
-function attr_(name: string, tag: string, data: Json): Json {
-  return { N: name, AT: { "#": tag, D: data } };
-}
