@@ -18,7 +18,6 @@ import {
   fetch,
   full,
   fullIntArray,
-  type Json,
   op,
   param,
   pirText,
