@@ -296,8 +296,11 @@ export async function serveWorker(
   // 2. the calls' replies and statuses go out;
   // 3. clients hang up on their own (Rill's master closes a connection
   //    when its last call ends), until the grace period ends;
-  // 4. a connection still open gets a GOAWAY, and what is left after
-  //    GOAWAY_GRACE_MS is cut.
+  // 4. a connection still open is closed gracefully (a GOAWAY, then the
+  //    socket once its streams end), and what is left after
+  //    GOAWAY_GRACE_MS is cut. Not `session.goaway()`: under Deno 2.9 it
+  //    crashed the process (SIGSEGV) now and then with test modules
+  //    running on parallel threads.
   // Step 3 is there because a GOAWAY is not harmless under Deno: a
   // Connect client that gets one just after its streams closed destroys
   // the connection, and a reply it had received but not yet read fails
@@ -308,7 +311,7 @@ export async function serveWorker(
     const deadline = Date.now() + CLOSE_GRACE_MS;
     await pollUntil(() => openResponses === 0, deadline);
     await pollUntil(() => sessions.size === 0, deadline);
-    for (const session of sessions) session.goaway();
+    for (const session of sessions) session.close();
     await pollUntil(() => sessions.size === 0, Date.now() + GOAWAY_GRACE_MS);
     for (const session of sessions) session.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
