@@ -4,7 +4,7 @@
 // variable never written (a panic at the end of the run, exit 2).
 
 import { create, toBinary } from "@bufbuild/protobuf";
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertStringIncludes } from "@std/assert";
 import {
   decodeNpy,
   encodeNpy,
@@ -242,12 +242,22 @@ Deno.test("the CLI runs and dumps a PIR model directory, and refuses a bad one w
     );
     const x = `${dir}/x.npy`;
     await Deno.writeFile(x, encodeNpy(Tensor.fromArray([[0, 1]], "float32")));
-    const [run, dump, noParam, badMagic] = await mapLimited(
+    // A value used before it is defined: the second add reads %9.
+    const early = `${dir}/early.json`;
+    await Deno.writeTextFile(
+      early,
+      pirAffineText().replace('"I":[{"%":4},{"%":2}]', '"I":[{"%":9},{"%":2}]'),
+    );
+    const truncated = `${dir}/truncated.json`;
+    await Deno.writeTextFile(truncated, pirAffineText().slice(0, 100));
+    const [run, dump, noParam, badMagic, badValue, cut] = await mapLimited(
       [
         [good, "--feed", `x=${x}`],
         ["dump", good],
         [missing, "--feed", `x=${x}`],
         [magic, "--feed", `x=${x}`],
+        [early],
+        ["dump", truncated],
       ],
       2,
       runRill,
@@ -279,5 +289,17 @@ Deno.test("the CLI runs and dumps a PIR model directory, and refuses a bad one w
       stderr:
         `error: ${magic}/inference.json: not a PIR program: magic is "mlir", not "pir"\n`,
     });
+    assertEquals(badValue, {
+      code: 1,
+      stdout: "",
+      stderr:
+        `error: ${early}: block 0 op 4 (1.add): value %9 is used before it is defined\n`,
+    });
+    assertEquals([cut.code, cut.stdout], [1, ""]);
+    assertStringIncludes(
+      cut.stderr,
+      `error: ${truncated}: not a PIR program: invalid JSON: `,
+    );
+    assertEquals(cut.stderr.split("\n").length, 2);
   });
 });
