@@ -67,6 +67,8 @@ export const ACTIVATION_ALU: Readonly<Record<ActivationKind, Activation>> = {
   elu: ([alpha]) => (a) => (a < 0 ? alpha * Math.expm1(a) : a),
   // Paddle's ClipFunctor: NaN fails both tests and passes through.
   clip: ([min, max]) => (a) => (a < min ? min : a > max ? max : a),
+  // Paddle 3's ThresholdedReluFunctor: NaN fails the test and gives value.
+  thresholded_relu: ([threshold, value]) => (a) => (a > threshold ? a : value),
 };
 
 /**

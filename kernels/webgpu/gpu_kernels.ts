@@ -314,7 +314,7 @@ const UNARY_BOUNDS: Readonly<Record<GpuUnaryKind, GpuBound>> = {
 
 // Paddle's activations (activation.ts), against the CPU's float64 formulas
 // with float32 parameters:
-//   exact   relu6 and clip compare and select; leaky_relu's one product
+//   exact   relu6, clip and thresholded_relu compare and select; leaky_relu's one product
 //           is exactly rounded in f32 as on the CPU (float16: the f32
 //           product rounded again, one float16 step).
 //   ulp 4   hard_swish: x + offset is exact where it could cancel
@@ -351,6 +351,7 @@ const ACTIVATION_BOUNDS: Readonly<Record<ActivationKind, GpuBound>> = {
   relu6: EXACT_BOTH,
   elu: CLOSE_3E5,
   clip: EXACT_BOTH,
+  thresholded_relu: EXACT_BOTH,
 };
 
 /**

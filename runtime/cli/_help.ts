@@ -294,8 +294,8 @@ Exit codes: 0 success, 1 invalid input or usage, 2 panic or deadlock.
 
 const MODEL_DIR =
   `A MODEL_DIR is a directory PaddlePaddle saved: __model__ or one *.pdmodel,
-and the parameters, one file per variable or combined (__params__,
-*.pdiparams).
+or Paddle 3's inference.json (a PIR program, also read as a .json file), and
+the parameters, one file per variable or combined (__params__, *.pdiparams).
 `;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Paddle's activations and elementwise math beyond Fluid's: `gelu`,
  * `swish`, `hard_swish`, `hard_sigmoid`, `leaky_relu`, `relu6`, `elu`,
- * `clip`, `pow`, `log_softmax` and `dropout`, with the slots, attributes
+ * `thresholded_relu`, `clip`, `pow`, `log_softmax` and `dropout`, with the slots, attributes
  * and defaults of Paddle 2.x's OpMakers. The parameterized activations are
  * one kernel (`activation`) whose parameters are the ops' attributes of
  * the same names (`ACTIVATION_PARAMS`).
@@ -342,6 +342,11 @@ export const ACTIVATION_OPS: readonly OpDef[] = [
   parameterized("elu", "Out = X if X >= 0, else alpha·(e^X - 1)", {
     alpha: attr.float(1),
   }),
+  parameterized(
+    "thresholded_relu",
+    "Out = X if X > threshold, else value (Paddle 3's value; 0 before)",
+    { threshold: attr.float(1), value: attr.float(0) },
+  ),
   clip,
   pow,
   unaryKernelOp({
