@@ -144,6 +144,8 @@ function parseFlags(args: readonly string[]) {
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
       "tls-ca": { type: "string" },
+      "rpc-keepalive": { type: "string" },
+      "rpc-timeout": { type: "string" },
       ...WORKER_LIMIT_OPTIONS,
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },

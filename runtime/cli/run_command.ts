@@ -9,6 +9,7 @@ import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
 import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { parseWorkerAddrs } from "../cluster/worker_addrs.ts";
+import { parseDuration } from "../cluster/worker_limits.ts";
 import { typeName } from "../core/dtype_codes.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
@@ -111,6 +112,7 @@ export async function runProgram(
   io: CliIO,
 ): Promise<CliResult> {
   const { device, workers, seed } = runSettings(values);
+  const rpc = rpcSettings(values);
   const feeds = Object.fromEntries(
     await Promise.all(feedFlags(values.feed).map(readFeed)),
   );
@@ -124,7 +126,7 @@ export async function runProgram(
   const tlsCa = await readTlsCa(values["tls-ca"]);
   const executor = new Executor({
     device,
-    cluster: { workerAddrs, tlsCa },
+    cluster: { workerAddrs, tlsCa, ...rpc },
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,
@@ -137,6 +139,23 @@ export async function runProgram(
   if (values.explain) io.stderr(explainPlan(plan));
   await writeFetches(fetches, fetched, io);
   return { code: 0 };
+}
+
+// The keepalive and the call deadline of --rpc-keepalive and
+// --rpc-timeout, those given.
+function rpcSettings(
+  values: Flags,
+): { rpcKeepaliveMs?: number; rpcTimeoutMs?: number } {
+  const keepalive = values["rpc-keepalive"];
+  const timeout = values["rpc-timeout"];
+  return {
+    ...(keepalive === undefined
+      ? {}
+      : { rpcKeepaliveMs: parseDuration("rpc-keepalive", keepalive) }),
+    ...(timeout === undefined
+      ? {}
+      : { rpcTimeoutMs: parseDuration("rpc-timeout", timeout) }),
+  };
 }
 
 // The device, worker count and seed the flags ask for.

@@ -122,7 +122,12 @@ export class WorkerCallError extends Error {
       });
     }
     if (e.code === Code.DeadlineExceeded) {
-      return make(e.code, `no reply within ${call.timeoutMs} ms`);
+      return make(
+        e.code,
+        call.timeoutMs === undefined
+          ? first
+          : `no reply within ${call.timeoutMs} ms`,
+      );
     }
     const lost = e.code === Code.Canceled
       ? !call.canceledByCaller
@@ -139,8 +144,12 @@ export interface FailedCall {
   addr: string;
   /** The endpoint, or undefined for a health check. */
   endpoint?: string;
-  /** The call's deadline, for the message. */
-  timeoutMs: number;
+  /**
+   * The call's deadline, for the message.
+   *
+   * @default {undefined} (the call had none)
+   */
+  timeoutMs?: number;
   /**
    * Whether the caller canceled the call (its signal, closing the client).
    *

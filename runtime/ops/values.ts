@@ -268,6 +268,12 @@ function randomRun(
   };
 }
 
+// A random fill with seed 0 draws its key from the run's stream; with a
+// seed its numbers are fixed by the attributes.
+function drawsWithoutSeed(a: { seed: number }): string | undefined {
+  return a.seed === 0 ? "draws from the run's random stream" : undefined;
+}
+
 // A fresh generator key: two words of a thread's stream.
 function drawKey(random: Random): CounterKey {
   return [random.nextUint32(), random.nextUint32()];
@@ -285,6 +291,7 @@ const uniformRandom = defineOp({
     max: attr.float(1),
     seed: attr.int(0),
   },
+  impure: drawsWithoutSeed,
   check: (a) => checkDTypeAttr("dtype", a.dtype),
   infer: ({ attrs }) => randomOutput(attrs),
   prepare: (ctx) =>
@@ -303,6 +310,7 @@ const gaussianRandom = defineOp({
     std: attr.float(1),
     seed: attr.int(0),
   },
+  impure: drawsWithoutSeed,
   check: (a) => checkDTypeAttr("dtype", a.dtype),
   infer: ({ attrs }) => randomOutput(attrs),
   prepare: (ctx) =>
