@@ -42,6 +42,7 @@ Deno.test("usage() lists every command and every flag the command line parses", 
       ...["--fetch=a", "--params=p", "--worker-addrs=a", "--all-attrs"],
       ...["--format=dot", "--out=f"],
       ...["--out-dir=d", "--label-selector=s", "--port=1", "--listen=l"],
+      ...["--rpc-keepalive=1s", "--rpc-timeout=1m"],
       ...WORKER_LIMIT_FLAGS.map(({ flag }) => `--${flag}=1`),
       ...["--help", "--version"],
     ]).values,
@@ -132,4 +133,34 @@ Deno.test("a flag the command cannot use is an error, never ignored", async () =
     dump.stderr,
     "error: --seed: the dump command does not take it\n",
   );
+});
+
+Deno.test("--rpc-keepalive and --rpc-timeout take durations, on a run only", async () => {
+  const bad = await cli(["examples/mult.pb", "--rpc-keepalive", "soon"]);
+  assertEquals(bad.code, 1);
+  assertEquals(
+    bad.stderr,
+    'error: --rpc-keepalive: "soon" is not a duration (500ms, 30s, 1.5m, 2h)\n',
+  );
+  const worker = await cli([
+    "worker",
+    "w.pb",
+    "--listen",
+    "127.0.0.1:0",
+    "--rpc-timeout",
+    "1m",
+  ]);
+  assertEquals(worker.code, 1);
+  assertStringIncludes(worker.stderr, "--rpc-timeout: ");
+  const ok = await cli([
+    "examples/mult.pb",
+    "--workers",
+    "1",
+    "--rpc-keepalive",
+    "2s",
+    "--rpc-timeout",
+    "1m",
+  ]);
+  assertEquals([ok.code, ok.stderr], [0, ""]);
+  assertStringIncludes(commandHelp("run"), "--rpc-keepalive D");
 });
