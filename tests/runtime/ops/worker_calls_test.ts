@@ -7,7 +7,12 @@
 // lands mid-call. Every process is continued, killed and awaited in
 // `finally`; every wait is bounded.
 
-import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
 import {
   assignValue,
   dropout,
@@ -20,6 +25,11 @@ import {
 import { encodeNpy } from "../../../kernels/npy.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import { connectWorker } from "../../../runtime/cluster/worker_client.ts";
+import { serveWorker } from "../../../runtime/cluster/worker_server.ts";
+import type { RunServices } from "../../../runtime/core/thread_context.ts";
+import { ProgramError } from "../../../runtime/core/errors.ts";
+import { callPiece } from "../../../runtime/ops/_worker_calls.ts";
+import { rosterOf } from "../../../runtime/ops/_worker_roster.ts";
 import { runRill } from "../../_helpers/rill_process.ts";
 import {
   type RillWorker,
@@ -184,4 +194,67 @@ Deno.test("a master does not retry a piece that draws random numbers: losing its
     assertStringIncludes(run.stderr, "error: worker ");
     assertStringIncludes(run.stderr, "unavailable");
   });
+});
+
+/** An address nothing listens on. */
+function closedPort(): string {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  listener.close();
+  return `127.0.0.1:${listener.addr.port}`;
+}
+
+Deno.test("callPiece() sends a piece whose worker is gone to a worker a rediscovery finds", async () => {
+  const server = await serveWorker({
+    token: "",
+    handler: (_endpoint, tensors) => ({ output: tensors.get("input")! }),
+  });
+  try {
+    const run = {} as RunServices;
+    let asked = 0;
+    rosterOf(run).setRediscovery(() => {
+      asked++;
+      return Promise.resolve([server.addr]);
+    });
+    const call = {
+      endpoints: [closedPort()],
+      index: 0,
+      program: "",
+      retry: true,
+    };
+    const reply = await within(
+      20_000,
+      callPiece(run, call, Tensor.fromArray([3, 4], "float32")),
+    );
+    assertEquals(reply.toNested(), [3, 4]);
+    assertEquals(asked, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("callPiece() never retries a call its worker failed: the worker's error stands", async () => {
+  let calls = 0;
+  const failing = await serveWorker({
+    token: "",
+    handler: () => {
+      calls++;
+      throw new Error("panic: index out of range");
+    },
+  });
+  try {
+    const call = {
+      endpoints: [failing.addr, closedPort()],
+      index: 0,
+      program: "",
+      retry: true,
+    };
+    const e = await assertRejects(() =>
+      callPiece({} as RunServices, call, Tensor.fromArray([1], "float32"))
+    );
+    assert(!(e instanceof ProgramError), String(e));
+    assertStringIncludes(String(e), "index out of range");
+    assertEquals(calls, 1);
+  } finally {
+    await failing.close();
+  }
 });
