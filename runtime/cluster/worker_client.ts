@@ -9,9 +9,10 @@
  * answered within the other half closes the connection, failing its calls
  * with `unavailable`. So a silent worker is given up within the keepalive
  * time (default {@linkcode DEFAULT_KEEPALIVE_MS}). The worker must answer
- * PINGs while it computes: its scheduler yields to the event loop every
- * few milliseconds between ops, but one op that computes for longer than
- * the keepalive time (a single product of minutes) needs a longer one.
+ * PINGs while it computes: it yields to its event loop after each matrix
+ * product and every few milliseconds in loops, but one op that computes
+ * for longer than half the keepalive time (a single product of minutes)
+ * needs a longer one.
  *
  * Health checks keep a deadline ({@linkcode DEFAULT_HEALTH_TIMEOUT_MS}).
  * Every failure, whatever its cause (the worker refused, failed, took too
