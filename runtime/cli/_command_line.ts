@@ -150,6 +150,8 @@ function parseFlags(args: readonly string[]) {
       "dial-by": { type: "string" },
       "health-listen": { type: "string" },
       "tls-ca": { type: "string" },
+      "rpc-keepalive": { type: "string" },
+      "rpc-timeout": { type: "string" },
       ...WORKER_LIMIT_OPTIONS,
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },

@@ -151,6 +151,22 @@ const FLAGS: readonly FlagHelp[] = [
                      names, else plain HTTP/2)`,
   },
   {
+    flag: "rpc-keepalive",
+    commands: RUN,
+    text:
+      `  --rpc-keepalive D  a worker with calls in flight that sends nothing for D
+                     (HTTP/2 pings unanswered) is lost: its calls fail, and
+                     a transpiled master sends their pieces to another
+                     worker (default 10s; D as 500ms, 30s, 1.5m, 2h)`,
+  },
+  {
+    flag: "rpc-timeout",
+    commands: RUN,
+    text:
+      `  --rpc-timeout D    the deadline of each call to a worker (default none:
+                     a call may run as long as its worker is alive)`,
+  },
+  {
     flag: "out-dir",
     commands: ["transpile"],
     text:

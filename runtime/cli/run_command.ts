@@ -9,6 +9,7 @@ import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
 import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { parseWorkerAddrs } from "../cluster/worker_addrs.ts";
+import { parseDuration } from "../cluster/worker_limits.ts";
 import { typeName } from "../core/dtype_codes.ts";
 import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { ProgramError } from "../core/errors.ts";
@@ -114,6 +115,7 @@ export async function runProgram(
   io: CliIO,
 ): Promise<CliResult> {
   const { device, workers, seed } = runSettings(values);
+  const rpc = rpcSettings(values);
   const feeds = Object.fromEntries(
     await Promise.all(feedFlags(values.feed).map(readFeed)),
   );
@@ -128,7 +130,7 @@ export async function runProgram(
   const discovery = discoveryOverrides(values, processEnv());
   const executor = new Executor({
     device,
-    cluster: { workerAddrs, tlsCa, discovery },
+    cluster: { workerAddrs, tlsCa, discovery, ...rpc },
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,
@@ -143,6 +145,23 @@ export async function runProgram(
   if (values.explain) io.stderr(explainPlan(plan));
   await writeFetches(fetches, fetched, io);
   return { code: 0 };
+}
+
+// The keepalive and the call deadline of --rpc-keepalive and
+// --rpc-timeout, those given.
+function rpcSettings(
+  values: Flags,
+): { rpcKeepaliveMs?: number; rpcTimeoutMs?: number } {
+  const keepalive = values["rpc-keepalive"];
+  const timeout = values["rpc-timeout"];
+  return {
+    ...(keepalive === undefined
+      ? {}
+      : { rpcKeepaliveMs: parseDuration("rpc-keepalive", keepalive) }),
+    ...(timeout === undefined
+      ? {}
+      : { rpcTimeoutMs: parseDuration("rpc-timeout", timeout) }),
+  };
 }
 
 // The device, worker count and seed the flags ask for.

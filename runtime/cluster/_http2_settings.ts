@@ -35,7 +35,23 @@ export function widenWindow(session: http2.Http2Session): void {
   session.setLocalWindowSize(WINDOW_BYTES);
 }
 
-/** Connect's client session manager, with the wide connection window. */
+const guarded = new WeakSet<http2.Http2Session>();
+
+// A session's failures reach its calls through their streams, and the
+// manager through its own listeners; but once the manager lets a session go
+// (a keepalive PING timed out and it destroyed the session), a second
+// `error` event (Deno emits the destroy's error again) would find no
+// listener and be reported as uncaught. This listener keeps it quiet.
+function ignoreLateErrors(session: http2.Http2Session): void {
+  if (guarded.has(session)) return;
+  guarded.add(session);
+  session.on("error", () => {});
+}
+
+/**
+ * Connect's client session manager, with the wide connection window and
+ * late session errors ignored.
+ */
 export class WideWindowSessionManager extends Http2SessionManager {
   /**
    * Opens a stream, widening its session's window first time round.
@@ -54,6 +70,7 @@ export class WideWindowSessionManager extends Http2SessionManager {
   ): Promise<http2.ClientHttp2Stream> {
     const stream = await super.request(method, path, headers, options);
     widenWindow(stream.session as http2.Http2Session);
+    ignoreLateErrors(stream.session as http2.Http2Session);
     return stream;
   }
 }

@@ -307,3 +307,31 @@ export function isInKubernetesPod(
 ): boolean {
   return Boolean(env.KUBERNETES_SERVICE_HOST);
 }
+
+/**
+ * Whether {@linkcode resolveWorkerAddrs} would find the workers through
+ * Kubernetes (no explicit list, no `RILL_WORKERS`, inside a pod): then a
+ * second call may find other workers than the first, and a run that lost
+ * a worker asks again.
+ *
+ * @param options The options `resolveWorkerAddrs` is given.
+ * @returns True when the addresses come from Kubernetes discovery.
+ *
+ * @example Usage
+ * ```ts
+ * import { usesKubeDiscovery } from "./worker_addrs.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const pod = { KUBERNETES_SERVICE_HOST: "10.96.0.1" };
+ * assert(usesKubeDiscovery({ env: pod, labelSelector: "app=w" }));
+ * assert(!usesKubeDiscovery({ env: { ...pod, RILL_WORKERS: "a:1" } }));
+ * assert(!usesKubeDiscovery({ env: pod, workerAddrs: "a:1" }));
+ * ```
+ */
+export function usesKubeDiscovery(
+  options: ResolveWorkerAddrsOptions = {},
+): boolean {
+  const env = options.env ?? Deno.env.toObject();
+  return options.workerAddrs === undefined &&
+    (env.RILL_WORKERS ?? "").trim() === "" && isInKubernetesPod(env);
+}

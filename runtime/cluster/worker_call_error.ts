@@ -79,8 +79,9 @@ export class WorkerCallError extends Error {
    * The error for whatever a call threw.
    *
    * A connection lost mid-call reaches Connect's client as `aborted` (a
-   * reset socket) or `canceled` (a stream closed under it); unless the
-   * caller canceled, both become `unavailable`: the worker is gone. A
+   * reset socket), `canceled` (a stream closed under it) or `internal` (a
+   * stream that ended before its reply: `Premature close`); unless the
+   * caller canceled, each becomes `unavailable`: the worker is gone. A
    * `deadline_exceeded` is the caller's own deadline unless the status
    * names a limit of the worker's: then the worker's message stands.
    *
@@ -99,6 +100,12 @@ export class WorkerCallError extends Error {
    *   { addr: "127.0.0.1:7070", endpoint: "mult", timeoutMs: 500 },
    * );
    * assertEquals(e.detail, "no reply within 500 ms");
+   *
+   * const cut = Object.assign(new Error("Premature close"), {
+   *   code: "ERR_STREAM_PREMATURE_CLOSE",
+   * });
+   * const lost = WorkerCallError.from(cut, { addr: "127.0.0.1:7070", endpoint: "mult" });
+   * assertEquals(lost.code, Code.Unavailable);
    * ```
    */
   static from(error: unknown, call: FailedCall): WorkerCallError {
@@ -122,11 +129,16 @@ export class WorkerCallError extends Error {
       });
     }
     if (e.code === Code.DeadlineExceeded) {
-      return make(e.code, `no reply within ${call.timeoutMs} ms`);
+      return make(
+        e.code,
+        call.timeoutMs === undefined
+          ? first
+          : `no reply within ${call.timeoutMs} ms`,
+      );
     }
     const lost = e.code === Code.Canceled
       ? !call.canceledByCaller
-      : networkErrorCode(error) !== undefined;
+      : !call.canceledByCaller && networkErrorCode(error) !== undefined;
     return lost
       ? make(Code.Unavailable, `connection lost: ${first}`)
       : make(e.code, first);
@@ -139,8 +151,12 @@ export interface FailedCall {
   addr: string;
   /** The endpoint, or undefined for a health check. */
   endpoint?: string;
-  /** The call's deadline, for the message. */
-  timeoutMs: number;
+  /**
+   * The call's deadline, for the message.
+   *
+   * @default {undefined} (the call had none)
+   */
+  timeoutMs?: number;
   /**
    * Whether the caller canceled the call (its signal, closing the client).
    *
@@ -151,15 +167,21 @@ export interface FailedCall {
 
 /**
  * The Node.js code of a socket or HTTP/2 failure in an error's cause chain
- * (`ECONNRESET`, `EPIPE`, `ERR_HTTP2_STREAM_ERROR`), if there is one. A
- * status the worker sent has none.
+ * (`ECONNRESET`, `EPIPE`, `ERR_HTTP2_STREAM_ERROR`, a stream that ended or
+ * was destroyed before its end), if there is one. A status the worker sent
+ * has none.
  */
 function networkErrorCode(error: unknown): string | undefined {
   const seen = new Set<unknown>();
   for (let e = error; e instanceof Error && !seen.has(e); e = e.cause) {
     seen.add(e);
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^(E[A-Z]+|ERR_HTTP2_\w+)$/.test(code)) {
+    if (
+      typeof code === "string" &&
+      /^(E[A-Z]+|ERR_HTTP2_\w+|ERR_STREAM_(PREMATURE_CLOSE|DESTROYED))$/.test(
+        code,
+      )
+    ) {
       return code;
     }
   }

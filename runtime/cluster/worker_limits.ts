@@ -286,20 +286,22 @@ const PARSERS: Record<WorkerLimitUnit, (flag: string, text: string) => number> =
   };
 
 /**
- * A duration flag's value in milliseconds: `500ms`, `30s`, `1.5m`, `2h`,
- * from 1 ms to about 596 h (what a timer can wait).
+ * A duration flag's value in milliseconds, written as the limits' are
+ * (`500ms`, `30s`, `1.5m`, `2h`), from 1 ms to 596 h. The master's RPC
+ * flags (`--rpc-keepalive`, `--rpc-timeout`) take them too.
  *
- * @param flag The flag without dashes, for the message.
+ * @param flag The flag without dashes, for the error.
  * @param text Its value.
- * @returns Milliseconds.
+ * @returns The milliseconds.
  * @throws {WorkerLimitError} If the text is no such duration.
  *
  * @example Usage
  * ```ts
  * import { parseDuration } from "./worker_limits.ts";
- * import { assertEquals } from "@std/assert";
+ * import { assertEquals, assertThrows } from "@std/assert";
  *
- * assertEquals(parseDuration("drain-timeout", "1.5m"), 90_000);
+ * assertEquals(parseDuration("rpc-keepalive", "1.5s"), 1_500);
+ * assertThrows(() => parseDuration("rpc-keepalive", "soon"));
  * ```
  */
 export function parseDuration(flag: string, text: string): number {

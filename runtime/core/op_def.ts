@@ -345,6 +345,16 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
    * when an op calls a kernel it does not declare.
    */
   readonly kernels?: OpKernels;
+  /**
+   * Why a call of the op with these attributes is not a pure function of
+   * its inputs and attributes (it draws from the run's random stream,
+   * prints, talks to a channel, a timer, a file or the network), as the end
+   * of a sentence ("draws random numbers"); `undefined`, or the field
+   * absent, when it is pure. A transpiled master retries a worker's piece
+   * on another worker only when every op the piece runs is pure
+   * (runtime/transpile/pure_piece.ts).
+   */
+  impure?(attrs: AttrValues<A>): string | undefined;
   /** Extra static checks of attribute values; throws an `Error` saying what is wrong. */
   check?(attrs: AttrValues<A>, ctx: CheckContext): void;
   /**

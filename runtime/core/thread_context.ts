@@ -45,6 +45,17 @@ export interface ClusterSettings {
    */
   readonly tlsCa?: string;
   /**
+   * `--rpc-keepalive`: a connection to a worker with calls in flight that
+   * hears nothing for this many milliseconds (HTTP/2 pings unanswered) is
+   * lost; default 10 s (runtime/cluster/worker_client.ts).
+   */
+  readonly rpcKeepaliveMs?: number;
+  /**
+   * `--rpc-timeout`: the deadline of each call to a worker, in
+   * milliseconds; default none (the keepalive notices a dead worker).
+   */
+  readonly rpcTimeoutMs?: number;
+  /**
    * How `kube_get_workers_addrs` discovers workers in Kubernetes, where
    * the run says otherwise than the op's attributes.
    */

@@ -419,6 +419,17 @@ function runOps(
         unwinding = undefined;
         throw lostSubBlock(op, lost);
       }
+      if (op.def.poolWorthy !== undefined && i + 1 < ops.length) {
+        // A product may run for long: end the time slice if it is over,
+        // so that timers and I/O run between products (a worker must
+        // answer its master's keepalive PINGs while it computes a piece).
+        const slice = ctx.run.scheduler.yieldSlice(true);
+        if (slice !== undefined) {
+          suspension = slice;
+          rerun = true;
+          return i + 1;
+        }
+      }
     }
     return i;
   } catch (e) {

@@ -74,8 +74,14 @@ export interface RpcServerModule {
 
 /** The parts of worker_client.ts the ops use. */
 export interface RpcClientModule {
-  /** Makes a client for the worker at `addr`, over TLS with a CA. */
-  connectWorker(addr: string, options?: { ca?: string }): RpcClient;
+  /**
+   * Makes a client for the worker at `addr`: over TLS with a CA, with the
+   * keepalive and the call deadline in milliseconds.
+   */
+  connectWorker(
+    addr: string,
+    options?: { ca?: string; keepaliveMs?: number; timeoutMs?: number },
+  ): RpcClient;
 }
 
 // Computed, not string literals: see the module's documentation.

@@ -215,6 +215,10 @@ const dropout = defineOp({
     seed: attr.int(0),
     dropout_implementation: attr.string("downgrade_in_infer"),
   },
+  // A Seed tensor makes the draws a function of the inputs too, but only
+  // the attributes are known here: the judgement errs on the safe side.
+  impure: (a) =>
+    a.is_test || a.fix_seed ? undefined : "draws from the run's random stream",
   check(a) {
     if (!DROPOUT_IMPLEMENTATIONS.includes(a.dropout_implementation)) {
       throw new AttrError(

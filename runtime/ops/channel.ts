@@ -170,6 +170,7 @@ const channelCreate = defineOp({
 
 const channelSend = defineOp({
   type: "channel_send",
+  impure: () => "sends on a channel",
   summary: "sends X on Channel; blocks until received or buffered",
   inputs: { Channel: slot.channel(), X: slot.tensor() },
   outputs: {},
@@ -185,6 +186,7 @@ const channelSend = defineOp({
 
 const channelRecv = defineOp({
   type: "channel_recv",
+  impure: () => "receives from a channel",
   summary:
     "Out = a value received from Channel; Status = false once closed and drained",
   inputs: { Channel: slot.channel() },
@@ -236,6 +238,7 @@ const channelRecv = defineOp({
 
 const channelClose = defineOp({
   type: "channel_close",
+  impure: () => "closes a channel",
   summary: "closes Channel",
   inputs: { Channel: slot.channel() },
   outputs: {},

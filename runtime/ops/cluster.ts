@@ -2,15 +2,22 @@
  * Cluster ops: where a master finds its workers, and where this process
  * serves (docs/architecture.md §3). Both read the run's cluster settings
  * (`--worker-addrs`, `RILL_WORKERS`, the pod's environment): see
- * runtime/cluster/worker_addrs.ts.
+ * runtime/cluster/worker_addrs.ts. When the workers come from Kubernetes,
+ * a run that loses one discovers them again (see `send`'s retries).
  *
  * @module
  */
-import { resolveWorkerAddrs, selfAddr } from "../cluster/worker_addrs.ts";
+import {
+  resolveWorkerAddrs,
+  selfAddr,
+  usesKubeDiscovery,
+} from "../cluster/worker_addrs.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
+import { rosterOf } from "./_worker_roster.ts";
 
 const kubeGetWorkersAddrs = defineOp({
   type: "kube_get_workers_addrs",
+  impure: () => "asks where the workers are",
   summary:
     "Out = the workers' host:port list: --worker-addrs or RILL_WORKERS, else the Ready pods that label_selector picks in Kubernetes",
   inputs: {},
@@ -29,7 +36,7 @@ const kubeGetWorkersAddrs = defineOp({
       const cluster = thread.run.cluster;
       // The run's flags win over what transpile baked into the op.
       const asked = cluster?.discovery ?? {};
-      const addrs = await resolveWorkerAddrs({
+      const options = {
         workerAddrs: cluster?.workerAddrs,
         labelSelector: asked.labelSelector ?? (a.label_selector || undefined),
         namespace: asked.namespace ?? (a.namespace || undefined),
@@ -40,7 +47,12 @@ const kubeGetWorkersAddrs = defineOp({
         timeoutMs: asked.timeoutMs,
         onProgress: asked.progress ? sayProgress : undefined,
         dialBy: asked.dialBy,
-      });
+      };
+      const addrs = await resolveWorkerAddrs(options);
+      // A run that loses a worker asks Kubernetes again (_worker_roster.ts).
+      if (usesKubeDiscovery(options)) {
+        rosterOf(thread.run).setRediscovery(() => resolveWorkerAddrs(options));
+      }
       out.write(scope, addrs);
     };
   },
@@ -54,6 +66,7 @@ function sayProgress(line: string): void {
 
 const selfAddrOp = defineOp({
   type: "self_addr",
+  impure: () => "reads the process's address",
   summary:
     "Out = this process's host:port: --listen, else the pod's IP (POD_IP)",
   inputs: {},

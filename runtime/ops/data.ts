@@ -143,6 +143,7 @@ function readCsvRows(
 const read = defineOp({
   type: "read",
   kernels: ["slice"],
+  impure: () => "reads a file",
   summary:
     "Out = rows [Start, Start+Count) of a .npy or CSV file; Rows = its row count",
   inputs: {

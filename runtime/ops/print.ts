@@ -42,6 +42,7 @@ export function formatValue(v: Value, summarize = -1): string {
 
 const print = defineOp({
   type: "print",
+  impure: () => "prints",
   summary: "writes `<message> <value>` as one line to stdout",
   inputs: { In: slot.any() },
   outputs: { Out: slot.any({ optional: true }) },

@@ -24,6 +24,11 @@
  * While a call is in flight, the run holds the scheduler (`hold()`), so a
  * thread waiting for a reply is never mistaken for a deadlock.
  *
+ * Retries. A `send` whose attribute `retry` is set (the transpiler sets it
+ * when the worker's piece is pure) sends its call again, to another
+ * worker, when its worker is lost; the reply still pairs with the `recv`
+ * from the address the `send` named (_worker_calls.ts).
+ *
  * @module
  */
 import type { Tensor } from "../../kernels/tensor.ts";
@@ -33,33 +38,16 @@ import { runBlock } from "../exec/block_runner.ts";
 import { parseHostPort } from "../cluster/host_port.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { Scope } from "../core/scope.ts";
-import { ProgramError } from "../core/errors.ts";
-import type { RunServices } from "../core/thread_context.ts";
 import { threadContext } from "../exec/thread_context.ts";
 import type { VarRef } from "../core/var_ref.ts";
 import {
-  loadRpcClient,
   loadRpcServer,
-  type RpcClient,
   type RpcServer,
   type RpcTensors,
 } from "./_rpc_modules.ts";
+import { callPiece, onlyTensor } from "./_worker_calls.ts";
 
-/** The endpoint `send` calls and `listen_and_do` serves. */
-export const RPC_ENDPOINT = "listen_and_do";
-
-/**
- * The name of the tensor a call carries.
- *
- * @example Usage
- * ```ts
- * import { RPC_INPUT_TENSOR } from "./rpc.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(RPC_INPUT_TENSOR, "input");
- * ```
- */
-export const RPC_INPUT_TENSOR = "input";
+export { RPC_ENDPOINT, RPC_INPUT_TENSOR } from "./_worker_calls.ts";
 /** The name of the tensor a reply carries. */
 const OUTPUT_TENSOR = "output";
 
@@ -69,20 +57,12 @@ const OUTPUT_TENSOR = "output";
 // rejection.
 const pendingCalls = new WeakMap<GreenThread, Map<string, Promise<Tensor>[]>>();
 
-// A run's open connections by address. A connection lives while calls to
-// its worker are in flight and closes when the last one ends, so a run
-// leaves no socket open behind it.
-interface OpenClient {
-  readonly client: RpcClient;
-  inFlight: number;
-}
-const openClients = new WeakMap<RunServices, Map<string, OpenClient>>();
-
-function endpointOf(
+// The position in Endpoints that Index (default 0) names.
+function endpointIndex(
   endpoints: VarRef,
   index: VarRef | undefined,
   scope: Scope,
-): string {
+): number {
   const list = endpoints.raw(scope);
   let i = 0;
   if (index !== undefined) {
@@ -99,89 +79,37 @@ function endpointOf(
       `index ${i} is out of range for Endpoints "${endpoints.name}" of ${list.length}`,
     );
   }
-  return list[i];
-}
-
-// A worker that cannot be reached, refuses the token or serves another
-// transpiled pair is a deployment mistake, not the program's: a
-// ProgramError, which the CLI reports as one `error:` line (exit 1) rather
-// than a panic with a goroutine dump. Anything else stays the op's panic.
-function operationalError(e: unknown): never {
-  const code = (e as { code?: unknown })?.code;
-  if (typeof code === "number" && OPERATIONAL_CODES.has(code)) {
-    throw new ProgramError((e as Error).message);
-  }
-  throw e;
-}
-
-// Connect's codes FailedPrecondition, Unavailable and Unauthenticated; this
-// module loads no RPC library before a call (see _rpc_modules.ts).
-const OPERATIONAL_CODES: ReadonlySet<number> = new Set([9, 14, 16]);
-
-// One call on the run's connection to `addr`; the connection closes when
-// its last call ends.
-async function callWorker(
-  run: RunServices,
-  addr: string,
-  x: Tensor,
-  program: string,
-): Promise<Tensor> {
-  const { connectWorker } = await loadRpcClient();
-  let clients = openClients.get(run);
-  if (clients === undefined) openClients.set(run, clients = new Map());
-  let open = clients.get(addr);
-  if (open === undefined) {
-    const ca = run.cluster?.tlsCa;
-    open = { client: connectWorker(addr, { ca }), inFlight: 0 };
-    clients.set(addr, open);
-  }
-  open.inFlight++;
-  try {
-    const reply = await open.client.call(RPC_ENDPOINT, {
-      [RPC_INPUT_TENSOR]: x,
-    }, { program }).catch(operationalError);
-    return onlyTensor(reply, `the reply of worker ${addr}`);
-  } finally {
-    if (--open.inFlight === 0) {
-      clients.delete(addr);
-      open.client.close();
-    }
-  }
-}
-
-/** The one tensor of a request or reply. */
-function onlyTensor(tensors: Map<string, Tensor>, what: string): Tensor {
-  if (tensors.size !== 1) {
-    throw new RangeError(
-      `${what} carries ${tensors.size} tensors, not 1 (${
-        [...tensors.keys()].map((n) => `"${n}"`).join(", ")
-      })`,
-    );
-  }
-  return tensors.values().next().value!;
+  return i;
 }
 
 const send = defineOp({
   type: "send",
+  impure: () => "calls a worker",
   summary:
-    "starts a call of Endpoints[Index] (default 0) with X; the thread's next recv from that endpoint takes the reply",
+    "starts a call of Endpoints[Index] (default 0) with X; the thread's next recv from that endpoint takes the reply; with retry (the call is pure), a call whose worker is lost goes to another of Endpoints",
   inputs: {
     X: slot.tensor(),
     Endpoints: slot.raw(),
     Index: slot.tensor({ optional: true }),
   },
   outputs: {},
-  attrs: { fingerprint: attr.string("") },
+  attrs: { fingerprint: attr.string(""), retry: attr.bool(false) },
   prepare(ctx) {
     const x = ctx.input("X");
-    const program = ctx.attrs.fingerprint;
+    const { fingerprint: program, retry } = ctx.attrs;
     const endpoints = ctx.input("Endpoints");
     const index = ctx.optionalInput("Index");
     return (scope, thread) => {
-      const addr = endpointOf(endpoints, index, scope);
+      const list = endpoints.raw(scope);
+      const i = endpointIndex(endpoints, index, scope);
+      const addr = list[i];
       parseHostPort(addr, { source: `Endpoints "${endpoints.name}"` });
       const release = thread.run.scheduler.hold();
-      const call = callWorker(thread.run, addr, x.tensor(scope), program);
+      const call = callPiece(
+        thread.run,
+        { endpoints: list, index: i, program, retry },
+        x.tensor(scope),
+      );
       call.then(release, release);
       let queues = pendingCalls.get(thread.thread);
       if (queues === undefined) {
@@ -196,6 +124,7 @@ const send = defineOp({
 
 const recv = defineOp({
   type: "recv",
+  impure: () => "takes a worker's reply",
   summary:
     "Out = the reply to this thread's oldest unanswered send to Endpoints[Index] (default 0)",
   inputs: {
@@ -209,7 +138,7 @@ const recv = defineOp({
     const index = ctx.optionalInput("Index");
     const out = ctx.output("Out");
     return async (scope, thread) => {
-      const addr = endpointOf(endpoints, index, scope);
+      const addr = endpoints.raw(scope)[endpointIndex(endpoints, index, scope)];
       const queue = pendingCalls.get(thread.thread)?.get(addr);
       const call = queue?.shift();
       if (call === undefined) {
@@ -224,6 +153,7 @@ const recv = defineOp({
 
 const listenAndDo = defineOp({
   type: "listen_and_do",
+  impure: () => "serves calls from the network",
   summary:
     'serves sub_block at Endpoint (else --listen, else endpoint): each call runs it on a new green thread with input_var bound and replies output_var; prints "listening on HOST:PORT"; returns after max_requests calls (0: never)',
   inputs: { Endpoint: slot.raw({ optional: true }) },

@@ -105,6 +105,7 @@ function checkNotInMemory(name: string, value: boolean): void {
 const save = defineOp({
   type: "save",
   kernels: ["cast"],
+  impure: () => "writes a file",
   summary:
     "writes X to file_path: .npy if the path ends in .npy, else Paddle's format",
   inputs: { X: slot.tensor() },
@@ -128,6 +129,7 @@ const save = defineOp({
 const load = defineOp({
   type: "load",
   kernels: ["cast"],
+  impure: () => "reads a file",
   summary: "Out = the tensor in file_path, a .npy or Paddle tensor file",
   inputs: {},
   outputs: { Out: slot.tensor() },
@@ -161,6 +163,7 @@ const load = defineOp({
 const saveCombine = defineOp({
   type: "save_combine",
   kernels: ["cast"],
+  impure: () => "writes a file",
   summary: "writes every X, in order, to file_path as one Paddle combined file",
   inputs: { X: slot.tensor({ duplicable: true }) },
   outputs: {},
@@ -188,6 +191,7 @@ const saveCombine = defineOp({
 const loadCombine = defineOp({
   type: "load_combine",
   kernels: ["cast"],
+  impure: () => "reads a file",
   summary:
     "Out... = the tensors of the Paddle combined file file_path, in order",
   inputs: {},

@@ -119,6 +119,7 @@ interface PreparedCase {
 
 const selectOp = defineOp({
   type: "select",
+  impure: () => "waits on channels",
   summary:
     "runs the block of one ready case (random among ready; default if none)",
   inputs: { X: slot.any({ duplicable: true, optional: true }) },

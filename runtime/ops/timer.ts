@@ -14,6 +14,7 @@ import { poolOf } from "../core/_pool_services.ts";
 
 const sleepOp = defineOp({
   type: "sleep",
+  impure: () => "waits on the clock",
   summary: "parks the green thread for ms milliseconds (Duration overrides)",
   inputs: { Duration: slot.tensor({ optional: true }) },
   outputs: {},
@@ -37,6 +38,7 @@ const sleepOp = defineOp({
 
 const channelAfter = defineOp({
   type: "channel_after",
+  impure: () => "waits on the clock",
   summary: "Out = a channel that delivers true once, after ms milliseconds",
   inputs: {},
   outputs: { Out: slot.channel() },

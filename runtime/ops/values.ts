@@ -288,6 +288,12 @@ function randomRun(
   };
 }
 
+// A random fill with seed 0 draws its key from the run's stream; with a
+// seed its numbers are fixed by the attributes.
+function drawsWithoutSeed(a: { seed: number }): string | undefined {
+  return a.seed === 0 ? "draws from the run's random stream" : undefined;
+}
+
 // A fresh generator key: two words of a thread's stream.
 function drawKey(random: Random): CounterKey {
   return [random.nextUint32(), random.nextUint32()];
@@ -305,6 +311,7 @@ const uniformRandom = defineOp({
     max: attr.float(1),
     seed: attr.int(0),
   },
+  impure: drawsWithoutSeed,
   check: (a) => checkDTypeAttr("dtype", a.dtype),
   kernels: ["uniformRandom"],
   infer: ({ attrs }) => randomOutput(attrs),
@@ -324,6 +331,7 @@ const gaussianRandom = defineOp({
     std: attr.float(1),
     seed: attr.int(0),
   },
+  impure: drawsWithoutSeed,
   check: (a) => checkDTypeAttr("dtype", a.dtype),
   kernels: ["gaussianRandom"],
   infer: ({ attrs }) => randomOutput(attrs),

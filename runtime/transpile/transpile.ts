@@ -14,6 +14,10 @@
  * (`listen_and_do`): each call binds the input's name to a piece and
  * replies with the output's value, computed by the original ops.
  *
+ * A piece is then a function of its rows alone. When every op it runs is
+ * pure (pure_piece.ts), the master's `send` says so (`retry`): a piece
+ * whose worker is lost is sent again, to another worker.
+ *
  * What can be split is in partition.ts and row_separable.ts.
  *
  * @module
@@ -30,6 +34,7 @@ import {
 import { opVariables } from "../check/op_variables.ts";
 import { type AttrValue, makeOp, makeVar } from "./_desc_parts.ts";
 import { type Partition, partitionProgram } from "./partition.ts";
+import { impurityOf } from "./pure_piece.ts";
 
 /** Options of {@linkcode transpile}. */
 export interface TranspileOptions {
@@ -107,7 +112,10 @@ function masterProgram(
   const vars = masterVars(original.vars, parts, inputOps, names);
   return create(ProgramDescSchema, {
     version: desc.version,
-    blocks: [mainBlock(vars, ops), masterLoopBlock(names)],
+    blocks: [
+      mainBlock(vars, ops),
+      masterLoopBlock(names, impurityOf(parts.computeOps, 1) === undefined),
+    ],
   });
 }
 
@@ -237,8 +245,9 @@ function masterVars(
 }
 
 // Block 1, the parallel_for's body: iteration i sends piece i to worker i
-// and stores its reply as result i.
-function masterLoopBlock(names: MasterNames): BlockDesc {
+// and stores its reply as result i. `retry`: the pieces are pure, so a
+// piece whose worker is lost may go to another.
+function masterLoopBlock(names: MasterNames, retry: boolean): BlockDesc {
   const { workers, pieces, results, index, piece, result } = names;
   return create(BlockDescSchema, {
     idx: 1,
@@ -255,7 +264,7 @@ function masterLoopBlock(names: MasterNames): BlockDesc {
       }),
       makeOp("send", {
         inputs: { X: [piece], Endpoints: [workers], Index: [index] },
-      }),
+      }, retry ? { retry: { bool: true } } : {}),
       makeOp("recv", {
         inputs: { Endpoints: [workers], Index: [index] },
         outputs: { Out: [result] },

@@ -45,6 +45,7 @@ Deno.test("usage() lists every command and every flag the command line parses", 
       ...["--insecure", "--tls-cert=c", "--tls-key=k", "--tls-ca=a"],
       ...["--drain-timeout=1s", "--health-listen=h", "--namespace=n"],
       ...["--min-workers=1", "--discovery-timeout=1s", "--dial-by=ip"],
+      ...["--rpc-keepalive=1s", "--rpc-timeout=1m"],
       ...WORKER_LIMIT_FLAGS.map(({ flag }) => `--${flag}=1`),
       ...["--help", "--version"],
     ]).values,
@@ -193,4 +194,34 @@ Deno.test("the drain, health and discovery flags are refused by the commands tha
   for (const flag of ["--drain-timeout D", "--health-listen HOST:PORT"]) {
     assertStringIncludes(help, flag);
   }
+});
+
+Deno.test("--rpc-keepalive and --rpc-timeout take durations, on a run only", async () => {
+  const bad = await cli(["examples/mult.pb", "--rpc-keepalive", "soon"]);
+  assertEquals(bad.code, 1);
+  assertEquals(
+    bad.stderr,
+    'error: --rpc-keepalive: "soon" is not a duration (500ms, 30s, 1.5m, 2h)\n',
+  );
+  const worker = await cli([
+    "worker",
+    "w.pb",
+    "--listen",
+    "127.0.0.1:0",
+    "--rpc-timeout",
+    "1m",
+  ]);
+  assertEquals(worker.code, 1);
+  assertStringIncludes(worker.stderr, "--rpc-timeout: ");
+  const ok = await cli([
+    "examples/mult.pb",
+    "--workers",
+    "1",
+    "--rpc-keepalive",
+    "2s",
+    "--rpc-timeout",
+    "1m",
+  ]);
+  assertEquals([ok.code, ok.stderr], [0, ""]);
+  assertStringIncludes(commandHelp("run"), "--rpc-keepalive D");
 });

@@ -1,6 +1,6 @@
 // Calling workers for real on 127.0.0.1: round trips in this process and to
-// a worker process, deadlines, a worker killed mid-call, an unreachable
-// worker, both protocols, and the limits a client puts on replies. Every
+// a worker process, deadlines, a worker killed mid-call, a silent peer given
+// up by keepalive, an unreachable worker, both protocols, and the limits a client puts on replies. Every
 // wait is bounded by a deadline and by within().
 
 import { assert, assertEquals, assertRejects } from "@std/assert";
@@ -177,4 +177,39 @@ Deno.test("WorkerClient.close() cancels calls in flight", async () => {
   client.close();
   const e = await failure(() => call, 5_000);
   assertEquals(e.code, Code.Canceled, e.message);
+});
+
+Deno.test("WorkerClient.call() has no deadline of its own: a peer that accepts and never answers is given up by keepalive, unavailable", async () => {
+  // A TCP server that takes the connection and every byte, and never
+  // writes: as a stopped worker's kernel does.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const serving = (async () => {
+    for await (const conn of listener) {
+      held.push(conn);
+      conn.readable.pipeTo(new WritableStream()).catch(() => {});
+    }
+  })();
+  try {
+    using client = connectWorker(`127.0.0.1:${listener.addr.port}`, {
+      token: "",
+      keepaliveMs: 400,
+    });
+    const e: WorkerCallError = await within(
+      20_000,
+      assertRejects(() => client.call("echo", {}), WorkerCallError),
+    );
+    assertEquals(e.code, Code.Unavailable);
+    assert(e.detail.includes("PING"), e.message);
+  } finally {
+    listener.close();
+    for (const conn of held) {
+      try {
+        conn.close();
+      } catch {
+        // closed already
+      }
+    }
+    await serving.catch(() => {});
+  }
 });
