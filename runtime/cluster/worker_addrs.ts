@@ -331,7 +331,7 @@ export function isInKubernetesPod(
 export function usesKubeDiscovery(
   options: ResolveWorkerAddrsOptions = {},
 ): boolean {
-  const env = options.env ?? Deno.env.toObject();
+  const env = options.env ?? processEnv();
   return options.workerAddrs === undefined &&
     (env.RILL_WORKERS ?? "").trim() === "" && isInKubernetesPod(env);
 }

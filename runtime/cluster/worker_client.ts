@@ -68,7 +68,7 @@ export interface ConnectWorkerOptions {
   /**
    * The environment to read `RILL_TOKEN` from.
    *
-   * @default {Deno.env.toObject()}
+   * @default {processEnv()}
    */
   env?: Readonly<Record<string, string | undefined>>;
   /**
