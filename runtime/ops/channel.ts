@@ -178,8 +178,15 @@ const channelSend = defineOp({
     const ch = ctx.input("Channel");
     const x = ctx.input("X");
     // A parked send hands its outcome to the thread's block (resumeAs).
-    return (scope, thread) =>
-      sendTensor(ch.channel(scope), x.tensor(scope), thread.resumeAs);
+    return (scope, thread) => {
+      const c = ch.channel(scope);
+      const value = x.tensor(scope);
+      const tracer = thread.run.tracer;
+      if (tracer !== undefined && c instanceof Channel) {
+        tracer.sent(thread.thread, c, value);
+      }
+      return sendTensor(c, value, thread.resumeAs);
+    };
   },
 });
 
@@ -209,9 +216,13 @@ const channelRecv = defineOp({
           }
           const value = c.recv(thread.resumeAs);
           if (value instanceof Promise) return value;
+          thread.run.tracer?.received(thread.thread, c, value);
           out.write(scope, value);
         },
-        resume: (scope, value) => out.write(scope, value as Value),
+        resume(scope, value, thread) {
+          thread.run.tracer?.received(thread.thread, ch.channel(scope)!, value);
+          out.write(scope, value as Value);
+        },
       };
     }
     return {
@@ -222,11 +233,17 @@ const channelRecv = defineOp({
         }
         const got = c.recvOk(thread.resumeAs);
         if (got instanceof Promise) return got;
+        thread.run.tracer?.received(thread.thread, c, got.value);
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));
       },
-      resume(scope, value) {
+      resume(scope, value, thread) {
         const got = value as RecvResult<Value>;
+        thread.run.tracer?.received(
+          thread.thread,
+          ch.channel(scope)!,
+          got.value,
+        );
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));
       },

@@ -50,7 +50,7 @@ import { placeProgram, type ProgramPlacement } from "../check/placement.ts";
 import { RowSplit } from "./row_split.ts";
 import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
-import { tensorCodec } from "./tensor_codec.ts";
+import { channelCodec, quietly } from "./traced_codec.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
 import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
 import {
@@ -148,12 +148,14 @@ export class PoolRun implements PoolServices {
    * @returns The channel.
    */
   makeChannel(capacity: number, dtype?: DType): SharedChannel<Tensor> {
-    return createSharedChannel(
-      this.member,
-      capacity,
-      tensorCodec,
-      Tensor.zeros([1], dtype ?? "float32"),
-      dtype === undefined ? 0 : codeOfDType(dtype) + 1,
+    return quietly(() =>
+      createSharedChannel(
+        this.member,
+        capacity,
+        channelCodec(),
+        Tensor.zeros([1], dtype ?? "float32"),
+        dtype === undefined ? 0 : codeOfDType(dtype) + 1,
+      )
     );
   }
 

@@ -1,0 +1,558 @@
+// A run trace as it is recorded, on one worker: the events of the Chrome
+// Trace Event format (what Perfetto and chrome://tracing open), one track
+// per green thread (pid = worker, tid = thread id), one per device.
+//
+// A thread's track shows what it did, one span at a time: `running`, then
+// a wait named by its reason (`chan receive`, `select`, `sleep`, …) or by
+// what it awaits outside the run (`await rpc_call`), and so on; the ops it
+// ran are spans inside `running`, and ops that park end where the wait
+// begins, so spans nest. Sends and receives are linked by flow events
+// (s on the sender, f on the receiver) with one id per value; selects
+// leave an instant event naming the case they took, and panics one naming
+// the panic.
+//
+// Invariants (one worker runs one thread at a time):
+//   At most one thread of this worker is `running`; the tracer learns of a
+//   thread running from its ops (`running`), and of it stopping from the
+//   scheduler (`blocked`), its ops (`awaiting`) or its end (`finished`).
+//   Every thread's open span is closed before its next one opens, and at
+//   `finish`; an op span open when its thread stops is closed then.
+//   Flow ids are unique across workers: the worker's index times 2^32 plus
+//   a count.
+
+import type { GreenThread, WaitReason } from "../../scheduler/green_thread.ts";
+import type { Panic } from "../../scheduler/panic.ts";
+import type { ThreadTracer } from "../../scheduler/thread_tracer.ts";
+
+/** One event of the Chrome Trace Event format (times in µs). */
+export interface TraceEvent {
+  /** The event's name (a span's label). */
+  name: string;
+  /** X: a span; i: an instant; s/f: a flow's ends; M: metadata. */
+  ph: "X" | "i" | "s" | "f" | "M";
+  /** Microseconds since the trace began. */
+  ts: number;
+  /** The worker. */
+  pid: number;
+  /** The green thread, or a device track (negative). */
+  tid: number;
+  /** A category: thread, wait, op, flow, select, panic, gpu, rpc. */
+  cat?: string;
+  /** A span's length in µs. */
+  dur?: number;
+  /** A flow's id. */
+  id?: number;
+  /** A flow end's binding point: "e", the enclosing span. */
+  bp?: "e";
+  /** An instant's scope: "t", its thread. */
+  s?: "t";
+  /** Details shown with the event. */
+  args?: Record<string, unknown>;
+}
+
+/** The device tracks' thread ids (thread ids are positive). */
+export const GPU_TRACK = -1;
+
+/** Options for {@linkcode RunTracer}. */
+export interface RunTracerOptions {
+  /**
+   * The worker whose events this tracer records.
+   *
+   * @default {0}
+   */
+  worker?: number;
+  /**
+   * When the trace began, in ms since the epoch, shared by every worker of
+   * the run so that their times line up.
+   *
+   * @default {now}
+   */
+  origin?: number;
+}
+
+const IDLE = 0;
+const RUNNING = 1;
+const WAITING = 2;
+
+// What a thread of this worker is doing now, since when.
+interface ThreadTrack {
+  state: number;
+  since: number;
+  what: string;
+}
+
+// An op span not yet closed.
+interface OpSpan {
+  readonly type: string;
+  readonly block: number;
+  readonly index: number;
+  readonly start: number;
+}
+
+/**
+ * Records a traced run on one worker. The runtime calls it from the ops
+ * (`running`, `op`, `awaiting`, `sent`, `received`, `selected`), the
+ * scheduler from parks and wake-ups; `finish` closes what is open and
+ * returns the events.
+ *
+ * @example Usage
+ * ```ts
+ * import { RunTracer } from "./run_tracer.ts";
+ * import { Scheduler } from "../../scheduler/scheduler.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const tracer = new RunTracer();
+ * const s = new Scheduler({ seed: 1, tracer });
+ * await s.run((main) => {
+ *   tracer.running(main);
+ *   tracer.opEnd(main, tracer.opStart("print", 0, 0));
+ * });
+ * const events = tracer.finish();
+ * assert(events.some((e) => e.ph === "X" && e.name === "print"));
+ * ```
+ */
+export class RunTracer implements ThreadTracer {
+  /** The worker whose events this tracer records. */
+  readonly worker: number;
+  /** When the trace began, in ms since the epoch. */
+  readonly origin: number;
+  readonly #events: TraceEvent[] = [];
+  readonly #threads = new Map<GreenThread, ThreadTrack>();
+  readonly #shift: number;
+  #current: GreenThread | undefined = undefined;
+  // The op spans open on the current thread, outermost first.
+  readonly #ops: OpSpan[] = [];
+  #flows = 0;
+  // Local channels' values in flight: per channel, per value, the sends not
+  // yet received (FIFO, as the channel is), by flow id (in `ts`).
+  readonly #inFlight: Ends = new WeakMap();
+  // Receives whose send was not told yet (a select's send case), by
+  // receiver and time.
+  readonly #early: Ends = new WeakMap();
+  // Values decoded from a shared channel, with the flow id they carried.
+  readonly #carried = new WeakMap<object, number>();
+
+  /**
+   * Makes a tracer for one worker of a run.
+   *
+   * @param options The worker and the run's origin.
+   */
+  constructor(options: RunTracerOptions = {}) {
+    this.worker = options.worker ?? 0;
+    const origin = options.origin ?? performance.timeOrigin + performance.now();
+    this.origin = origin;
+    this.#shift = (performance.timeOrigin - origin) * 1000;
+  }
+
+  /**
+   * The time now, in µs since the run's origin.
+   *
+   * @returns The time.
+   */
+  now(): number {
+    return performance.now() * 1000 + this.#shift;
+  }
+
+  /**
+   * A `performance.now()` time of this worker, in µs since the origin.
+   *
+   * @param ms The time.
+   * @returns The trace's time.
+   */
+  timeOf(ms: number): number {
+    return ms * 1000 + this.#shift;
+  }
+
+  /**
+   * `thread` runs (an op of it starts or resumes): closes its wait, and the
+   * running span of any other thread of this worker.
+   *
+   * @param thread The thread.
+   */
+  running(thread: GreenThread): void {
+    const current = this.#current;
+    if (current === thread && this.#trackOf(thread).state === RUNNING) return;
+    const now = this.now();
+    if (current !== undefined && current !== thread) this.#stop(current, now);
+    this.#current = thread;
+    this.#open(this.#trackOf(thread), thread, RUNNING, "running", now);
+  }
+
+  /**
+   * An op of the running thread starts: a span until
+   * {@linkcode RunTracer.prototype.opEnd}, or until its thread stops in it.
+   * Ops nest (an op that runs a sub-block holds the sub-block's ops).
+   *
+   * @param type The op's type.
+   * @param block The block's index.
+   * @param index The op's index in its block.
+   * @returns Its depth, for `opEnd`.
+   */
+  opStart(type: string, block: number, index: number): number {
+    return this.#ops.push({ type, block, index, start: this.now() }) - 1;
+  }
+
+  /**
+   * The op that {@linkcode RunTracer.prototype.opStart} began has returned.
+   *
+   * @param thread Its thread.
+   * @param depth What `opStart` returned.
+   */
+  opEnd(thread: GreenThread, depth: number): void {
+    this.#closeOps(thread, depth, this.now());
+  }
+
+  /**
+   * `thread` awaits something outside the run (an RPC, a read-back, a
+   * file), unless it is blocked already.
+   *
+   * @param thread The thread.
+   * @param what The op it awaits in.
+   */
+  awaiting(thread: GreenThread, what: string): void {
+    const track = this.#trackOf(thread);
+    if (track.state === WAITING) return;
+    this.#open(track, thread, WAITING, `await ${what}`, this.now());
+    if (this.#current === thread) this.#current = undefined;
+  }
+
+  /**
+   * `thread` parked for `reason` (from the scheduler).
+   *
+   * @param thread The thread.
+   * @param reason Its wait reason.
+   */
+  blocked(thread: GreenThread, reason: WaitReason): void {
+    this.#open(this.#trackOf(thread), thread, WAITING, reason, this.now());
+    if (this.#current === thread) this.#current = undefined;
+  }
+
+  /**
+   * `thread` may run again (from the scheduler): its wait ends.
+   *
+   * @param thread The thread.
+   */
+  woken(thread: GreenThread): void {
+    this.#open(this.#trackOf(thread), thread, IDLE, "", this.now());
+  }
+
+  /**
+   * `thread` ended, with `panic` if it panicked (an instant event).
+   *
+   * @param thread The thread.
+   * @param panic Its panic, if any.
+   */
+  finished(thread: GreenThread, panic: Panic | undefined): void {
+    const now = this.now();
+    this.#open(this.#trackOf(thread), thread, IDLE, "", now);
+    if (this.#current === thread) this.#current = undefined;
+    if (panic === undefined) return;
+    this.#events.push({
+      name: `panic: ${panic.message}`,
+      cat: "panic",
+      ph: "i",
+      s: "t",
+      ts: now,
+      pid: this.worker,
+      tid: thread.id,
+      args: { message: panic.message, where: panic.where },
+    });
+  }
+
+  /**
+   * `thread` sends `value` on a channel of this worker: the start of a flow
+   * that ends where the value is received. A select's send case is told
+   * after it completed (`done`), when its receiver may have received the
+   * value already: then the flow is drawn at that receive.
+   *
+   * @param thread The sender.
+   * @param channel The channel.
+   * @param value The value sent.
+   * @param done Whether the send has completed.
+   */
+  sent(
+    thread: GreenThread,
+    channel: object,
+    value: unknown,
+    done = false,
+  ): void {
+    if (done) {
+      const early = take(this.#early, channel, value);
+      if (early !== undefined) {
+        const id = this.flowOut(undefined);
+        this.#flow("s", thread.id, id, early.ts);
+        return this.#flow("f", early.tid, id, early.ts);
+      }
+    }
+    const id = this.flowOut(thread);
+    put(this.#inFlight, channel, value, { tid: thread.id, ts: id });
+  }
+
+  /**
+   * Starts a flow on `thread` now (a value leaves it).
+   *
+   * @param thread The sender, if known.
+   * @returns The flow's id.
+   */
+  flowOut(thread: GreenThread | undefined): number {
+    const id = this.worker * 2 ** 32 + ++this.#flows;
+    if (thread !== undefined) this.#flow("s", thread.id, id, this.now());
+    return id;
+  }
+
+  /**
+   * Marks `value`, decoded from a shared channel, as carrying flow `id`.
+   *
+   * @param value The decoded value.
+   * @param id The flow id its sender wrote.
+   */
+  carried(value: object, id: number): void {
+    this.#carried.set(value, id);
+  }
+
+  /**
+   * `thread` received `value` from `channel`: ends the flow of its send.
+   * A closed channel's zero value ends none.
+   *
+   * @param thread The receiver.
+   * @param channel The channel.
+   * @param value The value received.
+   */
+  received(thread: GreenThread, channel: object, value: unknown): void {
+    if (typeof value === "object" && value !== null) {
+      const id = this.#carried.get(value);
+      if (id !== undefined) {
+        this.#carried.delete(value);
+        return this.#flow("f", thread.id, id, this.now());
+      }
+    }
+    const sent = take(this.#inFlight, channel, value);
+    if (sent !== undefined) {
+      return this.#flow("f", thread.id, sent.ts, this.now());
+    }
+    put(this.#early, channel, value, { tid: thread.id, ts: this.now() });
+  }
+
+  /**
+   * `thread`'s select took case `index` (`kind`: recv, send or default).
+   *
+   * @param thread The thread.
+   * @param index The case's index.
+   * @param kind The case's kind.
+   */
+  selected(thread: GreenThread, index: number, kind: string): void {
+    this.#events.push({
+      name: `select: case ${index} (${kind})`,
+      cat: "select",
+      ph: "i",
+      s: "t",
+      ts: this.now(),
+      pid: this.worker,
+      tid: thread.id,
+      args: { case: index, kind },
+    });
+  }
+
+  /**
+   * A span on a track of its own (`tid`): a GPU dispatch or read-back, or
+   * an RPC on its thread's track.
+   *
+   * @param tid The track: a thread id, or {@linkcode GPU_TRACK}.
+   * @param name The span's name.
+   * @param cat Its category.
+   * @param start When it began (µs, from `now`).
+   * @param args Its details.
+   */
+  span(
+    tid: number,
+    name: string,
+    cat: string,
+    start: number,
+    args: Record<string, unknown>,
+  ): void {
+    const dur = this.now() - start;
+    const pid = this.worker;
+    this.#events.push({ name, cat, ph: "X", ts: start, dur, pid, tid, args });
+  }
+
+  /**
+   * An instant event on track `tid` (a GPU dispatch recorded).
+   *
+   * @param tid The track.
+   * @param name The event's name.
+   * @param cat Its category.
+   * @param args Its details.
+   */
+  instant(
+    tid: number,
+    name: string,
+    cat: string,
+    args: Record<string, unknown>,
+  ): void {
+    const pid = this.worker;
+    const ts = this.now();
+    this.#events.push({ name, cat, ph: "i", s: "t", ts, pid, tid, args });
+  }
+
+  /**
+   * Adds events another worker recorded (they end up in `finish`'s).
+   *
+   * @param events The events.
+   */
+  adopt(events: readonly TraceEvent[]): void {
+    for (const e of events) this.#events.push(e);
+  }
+
+  /**
+   * The thread running on this worker now, if the tracer knows it.
+   *
+   * @returns The thread.
+   */
+  get current(): GreenThread | undefined {
+    return this.#current;
+  }
+
+  /**
+   * Closes every open span, names the tracks, and returns the events.
+   *
+   * @returns The events, in the order they were recorded.
+   */
+  finish(): TraceEvent[] {
+    const now = this.now();
+    for (const [thread, track] of this.#threads) {
+      this.#open(track, thread, IDLE, "", now);
+    }
+    const pid = this.worker;
+    const events = this.#events;
+    events.push(meta("process_name", pid, 0, { name: `worker ${pid}` }));
+    events.push(meta("process_sort_index", pid, 0, { sort_index: pid }));
+    for (const thread of this.#threads.keys()) {
+      events.push(meta("thread_name", pid, thread.id, {
+        name: threadName(thread),
+      }));
+      events.push(meta("thread_sort_index", pid, thread.id, {
+        sort_index: thread.id,
+      }));
+    }
+    if (events.some((e) => e.tid === GPU_TRACK)) {
+      events.push(meta("thread_name", pid, GPU_TRACK, { name: "GPU" }));
+    }
+    return events;
+  }
+
+  #trackOf(thread: GreenThread): ThreadTrack {
+    let track = this.#threads.get(thread);
+    if (track === undefined) {
+      track = { state: IDLE, since: 0, what: "" };
+      this.#threads.set(thread, track);
+    }
+    return track;
+  }
+
+  // Ends `thread`'s current span at `now` and starts the next (IDLE: none).
+  #open(
+    track: ThreadTrack,
+    thread: GreenThread,
+    state: number,
+    what: string,
+    now: number,
+  ): void {
+    if (track.state === RUNNING) this.#closeOps(thread, 0, now);
+    if (track.state !== IDLE) {
+      this.#events.push({
+        name: track.what,
+        cat: track.state === RUNNING ? "thread" : "wait",
+        ph: "X",
+        ts: track.since,
+        dur: now - track.since,
+        pid: this.worker,
+        tid: thread.id,
+      });
+    }
+    track.state = state;
+    track.since = now;
+    track.what = what;
+  }
+
+  #stop(thread: GreenThread, now: number): void {
+    const track = this.#trackOf(thread);
+    if (track.state === RUNNING) this.#open(track, thread, IDLE, "", now);
+  }
+
+  // Closes the open op spans from `depth` in, innermost first.
+  #closeOps(thread: GreenThread, depth: number, now: number): void {
+    const ops = this.#ops;
+    while (ops.length > depth) {
+      const op = ops.pop()!;
+      this.#events.push({
+        name: op.type,
+        cat: "op",
+        ph: "X",
+        ts: op.start,
+        dur: now - op.start,
+        pid: this.worker,
+        tid: thread.id,
+        args: { block: op.block, index: op.index },
+      });
+    }
+  }
+
+  #flow(ph: "s" | "f", tid: number, id: number, ts: number): void {
+    const pid = this.worker;
+    const event: TraceEvent = {
+      name: "send",
+      cat: "flow",
+      ph,
+      id,
+      ts,
+      pid,
+      tid,
+    };
+    if (ph === "f") event.bp = "e";
+    this.#events.push(event);
+  }
+}
+
+// One end of a flow: a thread and a time (or an id).
+interface End {
+  readonly tid: number;
+  readonly ts: number;
+}
+
+// Per channel, per value, the ends waiting for their other end, oldest
+// first.
+type Ends = WeakMap<object, Map<unknown, End[]>>;
+
+function put(ends: Ends, channel: object, value: unknown, end: End): void {
+  let values = ends.get(channel);
+  if (values === undefined) ends.set(channel, values = new Map());
+  const list = values.get(value);
+  if (list === undefined) values.set(value, [end]);
+  else list.push(end);
+}
+
+function take(ends: Ends, channel: object, value: unknown): End | undefined {
+  const values = ends.get(channel);
+  const list = values?.get(value);
+  if (list === undefined) return undefined;
+  const end = list.shift()!;
+  if (list.length === 0) values!.delete(value);
+  return end;
+}
+
+function meta(
+  name: string,
+  pid: number,
+  tid: number,
+  args: Record<string, unknown>,
+): TraceEvent {
+  return { name, ph: "M", ts: 0, pid, tid, args };
+}
+
+function threadName(thread: GreenThread): string {
+  if (thread.id === 1) return "goroutine 1 (main)";
+  const at = thread.createdAt;
+  return at === undefined
+    ? `goroutine ${thread.id}`
+    : `goroutine ${thread.id} (${at})`;
+}
