@@ -52,6 +52,8 @@ export interface TraceEvent {
 
 /** The device tracks' thread ids (thread ids are positive). */
 export const GPU_TRACK = -1;
+/** The track of a worker's RPC calls, which run beside their threads. */
+export const RPC_TRACK = -2;
 
 /** Options for {@linkcode RunTracer}. */
 export interface RunTracerOptions {
@@ -436,6 +438,9 @@ export class RunTracer implements ThreadTracer {
     }
     if (events.some((e) => e.tid === GPU_TRACK)) {
       events.push(meta("thread_name", pid, GPU_TRACK, { name: "GPU" }));
+    }
+    if (events.some((e) => e.tid === RPC_TRACK)) {
+      events.push(meta("thread_name", pid, RPC_TRACK, { name: "RPC calls" }));
     }
     return events;
   }

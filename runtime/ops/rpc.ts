@@ -27,6 +27,8 @@
  * @module
  */
 import type { Tensor } from "../../kernels/tensor.ts";
+import { itemSize } from "../../kernels/dtype.ts";
+import { RPC_TRACK, type RunTracer } from "../core/run_tracer.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { runBlock } from "../exec/block_runner.ts";
@@ -136,17 +138,38 @@ async function callWorker(
     clients.set(addr, open);
   }
   open.inFlight++;
+  const traced = run.tracer && traceCall(run.tracer, addr, x);
   try {
     const reply = await open.client.call(RPC_ENDPOINT, {
       [RPC_INPUT_TENSOR]: x,
     }, { program }).catch(operationalError);
-    return onlyTensor(reply, `the reply of worker ${addr}`);
+    const y = onlyTensor(reply, `the reply of worker ${addr}`);
+    traced?.(y);
+    return y;
   } finally {
     if (--open.inFlight === 0) {
       clients.delete(addr);
       open.client.close();
     }
   }
+}
+
+// A traced run's RPC call: a span on the worker's RPC track from the call
+// to its reply, with the calling thread and the bytes each way.
+function traceCall(
+  tracer: RunTracer,
+  addr: string,
+  x: Tensor,
+): (y: Tensor) => void {
+  const start = tracer.now();
+  const thread = tracer.current?.id;
+  return (y) =>
+    tracer.span(RPC_TRACK, `call ${addr}`, "rpc", start, {
+      addr,
+      thread,
+      sentBytes: x.size * itemSize(x.dtype),
+      receivedBytes: y.size * itemSize(y.dtype),
+    });
 }
 
 /** The one tensor of a request or reply. */

@@ -112,10 +112,10 @@ export const VIEWER_JS = `
     if (span / step > 20) step *= 5; else if (span / step > 10) step *= 2;
     ctx.fillStyle = "#555";
     ctx.strokeStyle = "#eee";
-    for (var tick = Math.ceil(view.from / step) * step; tick <= view.to; tick += step) {
-      var tx = x(tick);
+    for (var rel = Math.ceil((view.from - t0) / step) * step; t0 + rel <= view.to; rel += step) {
+      var tick = t0 + rel, tx = x(tick);
       ctx.beginPath(); ctx.moveTo(tx, AXIS); ctx.lineTo(tx, h); ctx.stroke();
-      ctx.fillText(((tick - t0) / 1000).toFixed(3) + " ms", tx + 2, 12);
+      ctx.fillText(+(rel / 1000).toFixed(6) + " ms", tx + 2, 12);
     }
     rows.forEach(function (t, r) {
       if (t === null) { ctx.fillStyle = "#eef"; ctx.fillRect(0, y(r), w, ROW); return; }

@@ -1,0 +1,189 @@
+// Run traces as the Executor records them (runtime/core/run_tracer.ts):
+// a track per green thread per worker, running and wait spans that never
+// overlap on a track, op spans inside them, a flow from each send to the
+// receive it handed over to (on one worker and across two), the branch a
+// select took, and a panic as an instant event.
+
+import { assert, assertEquals, assertRejects } from "@std/assert";
+import {
+  closeChannel,
+  Executor,
+  fillConstant,
+  go,
+  makeChannel,
+  print,
+  Program,
+  recv,
+  select,
+  send,
+} from "../../../mod.ts";
+import type { TraceEvent } from "../../../runtime/core/run_tracer.ts";
+import { buildExample } from "../../../examples/build.ts";
+
+/** Runs `program` traced and returns its events (also when it fails). */
+async function traced(
+  program: Program,
+  workers = 1,
+): Promise<{ events: TraceEvent[]; error: unknown }> {
+  let events: TraceEvent[] = [];
+  let error: unknown;
+  await new Executor({ workers, print: () => {}, trace: (e) => events = e })
+    .run(program.desc).catch((e) => error = e);
+  return { events, error };
+}
+
+/** A main thread and a goroutine that hand a value over, then a select. */
+function handOff(): Program {
+  const program = new Program();
+  program.guard(() => {
+    const ch = makeChannel({ dtype: "int32" });
+    const done = makeChannel({ dtype: "int32", capacity: 1 });
+    go(() => {
+      send(ch, fillConstant({ shape: [1], dtype: "int32", value: 7 }));
+      send(done, fillConstant({ shape: [1], dtype: "int32", value: 1 }));
+    });
+    print(recv(ch));
+    select((s) => {
+      s.recv(done, (v) => print(v));
+    });
+  });
+  return program;
+}
+
+function threadNames(events: TraceEvent[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const e of events) {
+    if (e.ph === "M" && e.name === "thread_name") {
+      names.set(`${e.pid}:${e.tid}`, String(e.args?.name));
+    }
+  }
+  return names;
+}
+
+// On each track, the thread and wait spans follow each other.
+function assertNoOverlap(events: TraceEvent[]): void {
+  const byTrack = Map.groupBy(
+    events.filter((e) =>
+      e.ph === "X" && (e.cat === "thread" || e.cat === "wait")
+    ),
+    (e) => `${e.pid}:${e.tid}`,
+  );
+  for (const [track, spans] of byTrack) {
+    spans.sort((a, b) => a.ts - b.ts);
+    for (let i = 1; i < spans.length; i++) {
+      const prev = spans[i - 1];
+      assert(
+        spans[i].ts >= prev.ts + prev.dur! - 1e-6,
+        `${track}: ${prev.name} overlaps ${spans[i].name}`,
+      );
+    }
+  }
+}
+
+// Every flow's ends, by id.
+function flows(events: TraceEvent[]) {
+  const ends = new Map<number, { s?: TraceEvent; f?: TraceEvent }>();
+  for (const e of events) {
+    if (e.ph !== "s" && e.ph !== "f") continue;
+    const pair = ends.get(e.id!) ?? {};
+    pair[e.ph] = e;
+    ends.set(e.id!, pair);
+  }
+  return [...ends.values()];
+}
+
+Deno.test("a traced run on one worker has a named track per green thread", async () => {
+  const { events, error } = await traced(handOff());
+  assertEquals(error, undefined);
+  const names = threadNames(events);
+  assertEquals(names.get("0:1"), "goroutine 1 (main)");
+  assert(names.get("0:2")?.startsWith("goroutine 2"), names.get("0:2"));
+  assert(
+    events.some((e) => e.ph === "M" && e.name === "process_name" && e.pid === 0),
+  );
+});
+
+Deno.test("a traced run's spans: running, waits with their reason, ops inside", async () => {
+  const { events } = await traced(handOff());
+  const spans = events.filter((e) => e.ph === "X");
+  assert(spans.some((e) => e.cat === "thread" && e.name === "running"));
+  const waits = spans.filter((e) => e.cat === "wait").map((e) => e.name);
+  assert(
+    waits.includes("chan receive") || waits.includes("chan send"),
+    `waits: ${waits}`,
+  );
+  const recvOp = spans.find((e) => e.cat === "op" && e.name === "channel_recv");
+  assertEquals(recvOp?.args, { block: 0, index: 3 });
+  assertNoOverlap(events);
+});
+
+Deno.test("a traced run links each send to the receive it handed over to", async () => {
+  const { events } = await traced(handOff());
+  const pairs = flows(events);
+  // ch's value and done's value, each sent by goroutine 2 and received by
+  // the main thread.
+  assertEquals(pairs.length, 2);
+  for (const { s, f } of pairs) {
+    assertEquals([s?.tid, f?.tid], [2, 1]);
+    assert(s!.ts <= f!.ts);
+    assertEquals(f!.bp, "e");
+  }
+});
+
+Deno.test("a traced run records the case a select took", async () => {
+  const { events } = await traced(handOff());
+  const taken = events.filter((e) => e.cat === "select");
+  assertEquals(taken.length, 1);
+  assertEquals([taken[0].ph, taken[0].tid, taken[0].args], ["i", 1, {
+    case: 0,
+    kind: "recv",
+  }]);
+});
+
+Deno.test("a traced run that panics ends with a panic instant event", async () => {
+  const program = new Program();
+  program.guard(() => {
+    const ch = makeChannel({ dtype: "int32" });
+    closeChannel(ch);
+    closeChannel(ch);
+  });
+  const { events, error } = await traced(program);
+  assert(error instanceof Error);
+  const panic = events.find((e) => e.cat === "panic");
+  assertEquals(panic?.ph, "i");
+  assertEquals(panic?.tid, 1);
+  assertEquals(panic?.args?.message, "close of closed channel");
+});
+
+Deno.test("a traced run on 2 workers has tracks per worker and flows across them", async () => {
+  const { events, error } = await traced(await buildExample("prime_sieve"), 2);
+  assertEquals(error, undefined);
+  const pids = new Set(events.filter((e) => e.ph === "X").map((e) => e.pid));
+  assertEquals([...pids].sort(), [0, 1]);
+  const names = threadNames(events);
+  assert([...names.keys()].some((k) => k.startsWith("1:")));
+  const pairs = flows(events).filter(({ s, f }) => s && f);
+  assert(pairs.some(({ s, f }) => s!.pid !== f!.pid), "no cross-worker flow");
+  // A flow id is unique: its two ends and no more.
+  const ids = events.filter((e) => e.ph === "f").map((e) => e.id);
+  assertEquals(new Set(ids).size, ids.length);
+  assertNoOverlap(events);
+});
+
+Deno.test("Executor without trace records nothing and runs as before", async () => {
+  const printed: string[] = [];
+  await new Executor({ print: (l) => printed.push(l) }).run(handOff().desc);
+  assertEquals(printed, ["7", "1"]);
+});
+
+Deno.test("a traced run's trace callback gets the events of a failed run", async () => {
+  const program = new Program();
+  program.guard(() => {
+    recv(makeChannel({ dtype: "int32" })); // deadlock
+  });
+  let events: TraceEvent[] | undefined;
+  await assertRejects(() =>
+    new Executor({ trace: (e) => events = e }).run(program.desc)
+  );
+  assert(events?.some((e) => e.cat === "wait" && e.name === "chan receive"));
+});
