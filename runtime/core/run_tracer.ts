@@ -23,6 +23,14 @@
 import type { GreenThread, WaitReason } from "../../scheduler/green_thread.ts";
 import type { Panic } from "../../scheduler/panic.ts";
 import type { ThreadTracer } from "../../scheduler/thread_tracer.ts";
+import {
+  type Category,
+  EventLog,
+  FLOW_END,
+  FLOW_START,
+  INSTANT,
+  SPAN,
+} from "./_event_log.ts";
 
 /** One event of the Chrome Trace Event format (times in µs). */
 export interface TraceEvent {
@@ -83,14 +91,6 @@ interface ThreadTrack {
   what: string;
 }
 
-// An op span not yet closed.
-interface OpSpan {
-  readonly type: string;
-  readonly block: number;
-  readonly index: number;
-  readonly start: number;
-}
-
 /**
  * Records a traced run on one worker. The runtime calls it from the ops
  * (`running`, `op`, `awaiting`, `sent`, `received`, `selected`), the
@@ -118,12 +118,18 @@ export class RunTracer implements ThreadTracer {
   readonly worker: number;
   /** When the trace began, in ms since the epoch. */
   readonly origin: number;
-  readonly #events: TraceEvent[] = [];
+  readonly #log = new EventLog();
+  readonly #adopted: TraceEvent[] = [];
   readonly #threads = new Map<GreenThread, ThreadTrack>();
   readonly #shift: number;
   #current: GreenThread | undefined = undefined;
-  // The op spans open on the current thread, outermost first.
-  readonly #ops: OpSpan[] = [];
+  // The op spans open on the current thread, outermost first: how many,
+  // and each one's type, block, index and start.
+  #opDepth = 0;
+  readonly #opType: string[] = [];
+  readonly #opBlock: number[] = [];
+  readonly #opIndex: number[] = [];
+  readonly #opStart: number[] = [];
   #flows = 0;
   // Local channels' values in flight: per channel, per value, the sends not
   // yet received (FIFO, as the channel is), by flow id (in `ts`).
@@ -191,7 +197,12 @@ export class RunTracer implements ThreadTracer {
    * @returns Its depth, for `opEnd`.
    */
   opStart(type: string, block: number, index: number): number {
-    return this.#ops.push({ type, block, index, start: this.now() }) - 1;
+    const depth = this.#opDepth++;
+    this.#opType[depth] = type;
+    this.#opBlock[depth] = block;
+    this.#opIndex[depth] = index;
+    this.#opStart[depth] = this.now();
+    return depth;
   }
 
   /**
@@ -249,16 +260,19 @@ export class RunTracer implements ThreadTracer {
     this.#open(this.#trackOf(thread), thread, IDLE, "", now);
     if (this.#current === thread) this.#current = undefined;
     if (panic === undefined) return;
-    this.#events.push({
-      name: `panic: ${panic.message}`,
-      cat: "panic",
-      ph: "i",
-      s: "t",
-      ts: now,
-      pid: this.worker,
-      tid: thread.id,
-      args: { message: panic.message, where: panic.where },
-    });
+    const name = `panic: ${panic.message}`;
+    const row = this.#log.add(
+      INSTANT,
+      "panic",
+      name,
+      now,
+      0,
+      thread.id,
+      0,
+      0,
+      0,
+    );
+    this.#log.setArgs(row, { message: panic.message, where: panic.where });
   }
 
   /**
@@ -282,8 +296,8 @@ export class RunTracer implements ThreadTracer {
       const early = take(this.#early, channel, value);
       if (early !== undefined) {
         const id = this.flowOut(undefined);
-        this.#flow("s", thread.id, id, early.ts);
-        return this.#flow("f", early.tid, id, early.ts);
+        this.#flow(FLOW_START, thread.id, id, early.ts);
+        return this.#flow(FLOW_END, early.tid, id, early.ts);
       }
     }
     const id = this.flowOut(thread);
@@ -298,7 +312,7 @@ export class RunTracer implements ThreadTracer {
    */
   flowOut(thread: GreenThread | undefined): number {
     const id = this.worker * 2 ** 32 + ++this.#flows;
-    if (thread !== undefined) this.#flow("s", thread.id, id, this.now());
+    if (thread !== undefined) this.#flow(FLOW_START, thread.id, id, this.now());
     return id;
   }
 
@@ -325,12 +339,12 @@ export class RunTracer implements ThreadTracer {
       const id = this.#carried.get(value);
       if (id !== undefined) {
         this.#carried.delete(value);
-        return this.#flow("f", thread.id, id, this.now());
+        return this.#flow(FLOW_END, thread.id, id, this.now());
       }
     }
     const sent = take(this.#inFlight, channel, value);
     if (sent !== undefined) {
-      return this.#flow("f", thread.id, sent.ts, this.now());
+      return this.#flow(FLOW_END, thread.id, sent.ts, this.now());
     }
     put(this.#early, channel, value, { tid: thread.id, ts: this.now() });
   }
@@ -343,16 +357,20 @@ export class RunTracer implements ThreadTracer {
    * @param kind The case's kind.
    */
   selected(thread: GreenThread, index: number, kind: string): void {
-    this.#events.push({
-      name: `select: case ${index} (${kind})`,
-      cat: "select",
-      ph: "i",
-      s: "t",
-      ts: this.now(),
-      pid: this.worker,
-      tid: thread.id,
-      args: { case: index, kind },
-    });
+    const name = `select: case ${index} (${kind})`;
+    const ts = this.now();
+    const row = this.#log.add(
+      INSTANT,
+      "select",
+      name,
+      ts,
+      0,
+      thread.id,
+      0,
+      0,
+      0,
+    );
+    this.#log.setArgs(row, { case: index, kind });
   }
 
   /**
@@ -368,13 +386,13 @@ export class RunTracer implements ThreadTracer {
   span(
     tid: number,
     name: string,
-    cat: string,
+    cat: Category,
     start: number,
     args: Record<string, unknown>,
   ): void {
     const dur = this.now() - start;
-    const pid = this.worker;
-    this.#events.push({ name, cat, ph: "X", ts: start, dur, pid, tid, args });
+    const row = this.#log.add(SPAN, cat, name, start, dur, tid, 0, 0, 0);
+    this.#log.setArgs(row, args);
   }
 
   /**
@@ -388,12 +406,11 @@ export class RunTracer implements ThreadTracer {
   instant(
     tid: number,
     name: string,
-    cat: string,
+    cat: Category,
     args: Record<string, unknown>,
   ): void {
-    const pid = this.worker;
-    const ts = this.now();
-    this.#events.push({ name, cat, ph: "i", s: "t", ts, pid, tid, args });
+    const row = this.#log.add(INSTANT, cat, name, this.now(), 0, tid, 0, 0, 0);
+    this.#log.setArgs(row, args);
   }
 
   /**
@@ -402,7 +419,7 @@ export class RunTracer implements ThreadTracer {
    * @param events The events.
    */
   adopt(events: readonly TraceEvent[]): void {
-    for (const e of events) this.#events.push(e);
+    for (const e of events) this.#adopted.push(e);
   }
 
   /**
@@ -425,7 +442,9 @@ export class RunTracer implements ThreadTracer {
       this.#open(track, thread, IDLE, "", now);
     }
     const pid = this.worker;
-    const events = this.#events;
+    const events = this.#log.toEvents(pid);
+    const tids = new Set(events.map((e) => e.tid));
+    for (const e of this.#adopted) events.push(e);
     events.push(meta("process_name", pid, 0, { name: `worker ${pid}` }));
     events.push(meta("process_sort_index", pid, 0, { sort_index: pid }));
     for (const thread of this.#threads.keys()) {
@@ -436,10 +455,10 @@ export class RunTracer implements ThreadTracer {
         sort_index: thread.id,
       }));
     }
-    if (events.some((e) => e.tid === GPU_TRACK)) {
+    if (tids.has(GPU_TRACK)) {
       events.push(meta("thread_name", pid, GPU_TRACK, { name: "GPU" }));
     }
-    if (events.some((e) => e.tid === RPC_TRACK)) {
+    if (tids.has(RPC_TRACK)) {
       events.push(meta("thread_name", pid, RPC_TRACK, { name: "RPC calls" }));
     }
     return events;
@@ -464,15 +483,19 @@ export class RunTracer implements ThreadTracer {
   ): void {
     if (track.state === RUNNING) this.#closeOps(thread, 0, now);
     if (track.state !== IDLE) {
-      this.#events.push({
-        name: track.what,
-        cat: track.state === RUNNING ? "thread" : "wait",
-        ph: "X",
-        ts: track.since,
-        dur: now - track.since,
-        pid: this.worker,
-        tid: thread.id,
-      });
+      const cat = track.state === RUNNING ? "thread" : "wait";
+      const dur = now - track.since;
+      this.#log.add(
+        SPAN,
+        cat,
+        track.what,
+        track.since,
+        dur,
+        thread.id,
+        0,
+        0,
+        0,
+      );
     }
     track.state = state;
     track.since = now;
@@ -486,35 +509,27 @@ export class RunTracer implements ThreadTracer {
 
   // Closes the open op spans from `depth` in, innermost first.
   #closeOps(thread: GreenThread, depth: number, now: number): void {
-    const ops = this.#ops;
-    while (ops.length > depth) {
-      const op = ops.pop()!;
-      this.#events.push({
-        name: op.type,
-        cat: "op",
-        ph: "X",
-        ts: op.start,
-        dur: now - op.start,
-        pid: this.worker,
-        tid: thread.id,
-        args: { block: op.block, index: op.index },
-      });
+    while (this.#opDepth > depth) {
+      const d = --this.#opDepth;
+      const start = this.#opStart[d];
+      const type = this.#opType[d];
+      const [block, index] = [this.#opBlock[d], this.#opIndex[d]];
+      this.#log.add(
+        SPAN,
+        "op",
+        type,
+        start,
+        now - start,
+        thread.id,
+        0,
+        block,
+        index,
+      );
     }
   }
 
-  #flow(ph: "s" | "f", tid: number, id: number, ts: number): void {
-    const pid = this.worker;
-    const event: TraceEvent = {
-      name: "send",
-      cat: "flow",
-      ph,
-      id,
-      ts,
-      pid,
-      tid,
-    };
-    if (ph === "f") event.bp = "e";
-    this.#events.push(event);
+  #flow(phase: number, tid: number, id: number, ts: number): void {
+    this.#log.add(phase, "flow", "send", ts, 0, tid, id, 0, 0);
   }
 }
 

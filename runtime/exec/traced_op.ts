@@ -6,6 +6,7 @@
 import type { ResumableRun } from "../core/prepare_context.ts";
 import type { ThreadContext } from "../core/thread_context.ts";
 import { PARKED } from "../../scheduler/resumer.ts";
+import type { RunTracer } from "../core/run_tracer.ts";
 
 /**
  * Wraps an op's run and resume so that they tell `ctx.run.tracer`, when
@@ -36,36 +37,56 @@ export function tracedOp(
   index: number,
 ): { run: ResumableRun["run"]; resume: ResumableRun["resume"] | undefined } {
   const { run, resume } = op;
-  const tracedRun: ResumableRun["run"] = (scope, ctx) =>
-    traced(ctx, type, block, index, () => run(scope, ctx));
-  if (resume === undefined) return { run: tracedRun, resume };
-  return {
-    run: tracedRun,
-    resume: (scope, value, ctx) =>
-      traced(ctx, type, block, index, () => resume(scope, value, ctx)),
+  const tracedRun: ResumableRun["run"] = (scope, ctx) => {
+    const tracer = ctx.run.tracer;
+    if (tracer === undefined) return run(scope, ctx);
+    const depth = begin(tracer, ctx, type, block, index);
+    let pending: void | Promise<unknown>;
+    try {
+      pending = run(scope, ctx);
+    } finally {
+      tracer.opEnd(ctx.thread, depth);
+    }
+    return end(tracer, ctx, type, pending);
   };
+  if (resume === undefined) return { run: tracedRun, resume };
+  const tracedResume: ResumableRun["resume"] = (scope, value, ctx) => {
+    const tracer = ctx.run.tracer;
+    if (tracer === undefined) return resume(scope, value, ctx);
+    const depth = begin(tracer, ctx, type, block, index);
+    let pending: void | Promise<unknown>;
+    try {
+      pending = resume(scope, value, ctx);
+    } finally {
+      tracer.opEnd(ctx.thread, depth);
+    }
+    return end(tracer, ctx, type, pending);
+  };
+  return { run: tracedRun, resume: tracedResume };
 }
 
-function traced(
+// The op's thread runs and its span opens.
+function begin(
+  tracer: RunTracer,
   ctx: ThreadContext,
   type: string,
   block: number,
   index: number,
-  step: () => void | Promise<unknown>,
+): number {
+  tracer.running(ctx.thread);
+  return tracer.opStart(type, block, index);
+}
+
+// An op that returns a promise of its own (not a park) awaits something
+// outside the run.
+function end(
+  tracer: RunTracer,
+  ctx: ThreadContext,
+  type: string,
+  pending: void | Promise<unknown>,
 ): void | Promise<unknown> {
-  const tracer = ctx.run.tracer;
-  if (tracer === undefined) return step();
-  const thread = ctx.thread;
-  tracer.running(thread);
-  const depth = tracer.opStart(type, block, index);
-  let pending: void | Promise<unknown>;
-  try {
-    pending = step();
-  } finally {
-    tracer.opEnd(thread, depth);
-  }
   if (pending !== undefined && pending !== PARKED) {
-    tracer.awaiting(thread, type);
+    tracer.awaiting(ctx.thread, type);
   }
   return pending;
 }
