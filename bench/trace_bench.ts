@@ -115,7 +115,8 @@ Deno.bench({
 });
 
 Deno.bench({
-  name: `parallel_for traced (divide the difference by ${parallelForEvents} events)`,
+  name:
+    `parallel_for traced (divide the difference by ${parallelForEvents} events)`,
   group: "parallel_for",
   async fn() {
     await traced.run(programs.parallelFor);

@@ -4,6 +4,12 @@ const [path, workers] = Deno.args;
 const model = await loadModel(path);
 let ev: any[] = [];
 try {
-await new Executor({ workers: Number(workers ?? 1), trace: (e) => ev = e, print: () => {} }).run(model);
-} catch (e) { console.log("ERR", String(e)); }
+  await new Executor({
+    workers: Number(workers ?? 1),
+    trace: (e) => ev = e,
+    print: () => {},
+  }).run(model);
+} catch (e) {
+  console.log("ERR", String(e));
+}
 for (const e of ev) console.log(JSON.stringify(e));

@@ -252,21 +252,21 @@ export class Executor {
     });
     const hooks = tracer &&
       (await import("../pool/trace_hooks.ts")).installTracer(tracer);
+    const fetched: Record<string, Value> = {};
     try {
       await this.#runOn(plan, prepared, scheduler, scope, options, tracer);
+      for (const name of options.fetch ?? []) {
+        fetched[name] = scope.get(name);
+        if (fetched[name] === undefined) {
+          throw new Panic(`fetch: variable "${name}" was never written`);
+        }
+      }
+      // Fetched tensors leave the device: their elements come back now.
+      await readBack(Object.values(fetched));
     } finally {
       hooks?.uninstall();
       if (tracer !== undefined) this.#trace!(tracer.finish());
     }
-    const fetched: Record<string, Value> = {};
-    for (const name of options.fetch ?? []) {
-      fetched[name] = scope.get(name);
-      if (fetched[name] === undefined) {
-        throw new Panic(`fetch: variable "${name}" was never written`);
-      }
-    }
-    // Fetched tensors leave the device: their elements come back now.
-    await readBack(Object.values(fetched));
     return { fetched, scope, device: plan.deviceReason, plan };
   }
 

@@ -107,7 +107,9 @@ Deno.test("--trace of a run that panics still writes the trace, with the panic",
     assertEquals(r.code, 2, r.stderr);
     const events: Event[] = JSON.parse(await Deno.readTextFile(file))
       .traceEvents;
-    const panic = events.find((e) => e.ph === "i" && e.name.startsWith("panic"));
+    const panic = events.find((e) =>
+      e.ph === "i" && e.name.startsWith("panic")
+    );
     assertEquals(panic?.name, "panic: close of closed channel");
   });
 });
@@ -122,7 +124,8 @@ const CHROMIUM = ["chromium", "chromium-browser", "google-chrome"].find((b) => {
 });
 
 Deno.test({
-  name: "--trace FILE.html shows a real 2-worker trace's tracks in headless Chromium",
+  name:
+    "--trace FILE.html shows a real 2-worker trace's tracks in headless Chromium",
   ignore: CHROMIUM === undefined,
   async fn() {
     await withTempDir(async (dir) => {
@@ -145,7 +148,9 @@ Deno.test({
       const url = `file://${file}`;
       const dom = await chromium([...flags, "--dump-dom", url]);
       // The script ran: it rendered a label per track, grouped per worker.
-      const tracks = [...dom.matchAll(/class="track-label"[^>]*data-pid="(\d+)"/g)]
+      const tracks = [
+        ...dom.matchAll(/class="track-label"[^>]*data-pid="(\d+)"/g),
+      ]
         .map((m) => Number(m[1]));
       assert(tracks.length >= 2, `tracks: ${tracks}`);
       assertEquals([...new Set(tracks)].sort(), [0, 1]);

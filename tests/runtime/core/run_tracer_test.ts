@@ -7,6 +7,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import {
   closeChannel,
+  elementwiseAdd,
   Executor,
   fillConstant,
   go,
@@ -16,8 +17,13 @@ import {
   recv,
   select,
   send,
+  type Variable,
 } from "../../../mod.ts";
-import type { TraceEvent } from "../../../runtime/core/run_tracer.ts";
+import {
+  GPU_TRACK,
+  type TraceEvent,
+} from "../../../runtime/core/run_tracer.ts";
+import { ignoreGpu } from "../../kernels/webgpu/_gpu.ts";
 import { buildExample } from "../../../examples/build.ts";
 
 /** Runs `program` traced and returns its events (also when it fails). */
@@ -99,7 +105,9 @@ Deno.test("a traced run on one worker has a named track per green thread", async
   assertEquals(names.get("0:1"), "goroutine 1 (main)");
   assert(names.get("0:2")?.startsWith("goroutine 2"), names.get("0:2"));
   assert(
-    events.some((e) => e.ph === "M" && e.name === "process_name" && e.pid === 0),
+    events.some((e) =>
+      e.ph === "M" && e.name === "process_name" && e.pid === 0
+    ),
   );
 });
 
@@ -186,4 +194,30 @@ Deno.test("a traced run's trace callback gets the events of a failed run", async
     new Executor({ trace: (e) => events = e }).run(program.desc)
   );
   assert(events?.some((e) => e.cat === "wait" && e.name === "chan receive"));
+});
+
+Deno.test({
+  name:
+    "a traced run on the GPU has a GPU track with dispatches and read-backs",
+  ignore: ignoreGpu,
+  async fn() {
+    const program = new Program();
+    let y: Variable | undefined;
+    program.guard(() => {
+      const x = fillConstant({ shape: [256, 256], dtype: "float32", value: 2 });
+      y = elementwiseAdd(x, x);
+    });
+    let events: TraceEvent[] = [];
+    await new Executor({ device: "webgpu", trace: (e) => events = e })
+      .run(program.desc, { fetch: [y!.name] });
+    const gpu = events.filter((e) => e.tid === GPU_TRACK);
+    assert(gpu.some((e) => e.ph === "i" && e.name.startsWith("dispatch ")));
+    const readBack = gpu.find((e) => e.name === "read-back");
+    assertEquals(readBack?.args?.bytes, 256 * 256 * 4);
+    assert(
+      events.some((e) =>
+        e.ph === "M" && e.tid === GPU_TRACK && e.args?.name === "GPU"
+      ),
+    );
+  },
 });
