@@ -128,6 +128,8 @@ async function callWorker(
   x: Tensor,
   program: string,
 ): Promise<Tensor> {
+  // Started before the first await, while the calling thread runs.
+  const traced = run.tracer && traceCall(run.tracer, addr, x);
   const { connectWorker } = await loadRpcClient();
   let clients = openClients.get(run);
   if (clients === undefined) openClients.set(run, clients = new Map());
@@ -138,7 +140,6 @@ async function callWorker(
     clients.set(addr, open);
   }
   open.inFlight++;
-  const traced = run.tracer && traceCall(run.tracer, addr, x);
   try {
     const reply = await open.client.call(RPC_ENDPOINT, {
       [RPC_INPUT_TENSOR]: x,

@@ -2,7 +2,8 @@
 // a track per green thread per worker, running and wait spans that never
 // overlap on a track, op spans inside them, a flow from each send to the
 // receive it handed over to (on one worker and across two), the branch a
-// select took, and a panic as an instant event.
+// select took, a panic as an instant event, GPU work and RPC calls on
+// tracks of their own.
 
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import {
@@ -11,16 +12,23 @@ import {
   Executor,
   fillConstant,
   go,
+  kubeGetWorkersAddrs,
+  listenAndDo,
   makeChannel,
   print,
   Program,
   recv,
+  rpcRecv,
+  rpcSend,
+  scale,
   select,
   send,
   type Variable,
 } from "../../../mod.ts";
+import { within } from "../../_helpers/within.ts";
 import {
   GPU_TRACK,
+  RPC_TRACK,
   type TraceEvent,
 } from "../../../runtime/core/run_tracer.ts";
 import { ignoreGpu } from "../../kernels/webgpu/_gpu.ts";
@@ -220,4 +228,41 @@ Deno.test({
       ),
     );
   },
+});
+
+Deno.test("a traced run's RPC calls sit on an RPC track with their bytes", async () => {
+  const worker = new Program();
+  worker.guard(() =>
+    listenAndDo((input) => scale(input, { scale: 2 }), { maxRequests: 1 })
+  );
+  const addr = Promise.withResolvers<string>();
+  const served = new Executor({
+    print: (line) => {
+      if (line.startsWith("listening on ")) addr.resolve(line.slice(13));
+    },
+  }).run(worker);
+  served.catch(addr.reject);
+  const master = new Program();
+  master.guard(() => {
+    const workers = kubeGetWorkersAddrs();
+    rpcSend(fillConstant({ shape: [3], value: 4 }), workers);
+    print(rpcRecv(workers));
+  });
+  let events: TraceEvent[] = [];
+  await within(
+    10_000,
+    new Executor({
+      cluster: { workerAddrs: await within(10_000, addr.promise) },
+      print: () => {},
+      trace: (e) => events = e,
+    }).run(master),
+  );
+  await within(10_000, served);
+  const call = events.find((e) => e.tid === RPC_TRACK && e.ph === "X");
+  assertEquals(call?.cat, "rpc");
+  assertEquals(call?.args?.sentBytes, 12);
+  assertEquals(call?.args?.receivedBytes, 12);
+  assertEquals(call?.args?.thread, 1);
+  // The main thread awaited the reply in its recv op.
+  assert(events.some((e) => e.tid === 1 && e.name === "await recv"));
 });
