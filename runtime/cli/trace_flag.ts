@@ -3,7 +3,7 @@
 // the run ends, however it ends (a trace of a panic is the useful one).
 
 import { basename } from "@std/path";
-import type { TraceEvent } from "../core/run_tracer.ts";
+import type { TraceEvent } from "../core/trace_event.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
 import { traceHtml, traceJson } from "../run/trace_file.ts";

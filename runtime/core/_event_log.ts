@@ -8,14 +8,14 @@
 // their tables; `args` holds the few rows with details beyond an op's
 // block and index.
 
-import type { TraceEvent } from "./run_tracer.ts";
+import type { TraceCategory, TraceEvent } from "./trace_event.ts";
 
 const PHASES = ["X", "i", "s", "f"] as const;
 /** A phase's code: X a span, i an instant, s/f a flow's ends. */
 export const SPAN = 0, INSTANT = 1, FLOW_START = 2, FLOW_END = 3;
 
 /** The categories, by code. */
-export const CATEGORIES = [
+export const CATEGORIES: readonly TraceCategory[] = [
   "thread",
   "wait",
   "op",
@@ -24,10 +24,7 @@ export const CATEGORIES = [
   "panic",
   "gpu",
   "rpc",
-] as const;
-
-/** A category's code. */
-export type Category = typeof CATEGORIES[number];
+];
 
 const CATEGORY_CODES = new Map<string, number>(
   CATEGORIES.map((c, i) => [c, i]),
@@ -87,7 +84,7 @@ export class EventLog {
    */
   add(
     phase: number,
-    category: Category,
+    category: TraceCategory,
     name: string,
     ts: number,
     dur: number,

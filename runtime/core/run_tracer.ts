@@ -23,45 +23,14 @@
 import type { GreenThread, WaitReason } from "../../scheduler/green_thread.ts";
 import type { Panic } from "../../scheduler/panic.ts";
 import type { ThreadTracer } from "../../scheduler/thread_tracer.ts";
+import { EventLog, INSTANT, SPAN } from "./_event_log.ts";
+import { ChannelFlows } from "./channel_flows.ts";
 import {
-  type Category,
-  EventLog,
-  FLOW_END,
-  FLOW_START,
-  INSTANT,
-  SPAN,
-} from "./_event_log.ts";
-
-/** One event of the Chrome Trace Event format (times in µs). */
-export interface TraceEvent {
-  /** The event's name (a span's label). */
-  name: string;
-  /** X: a span; i: an instant; s/f: a flow's ends; M: metadata. */
-  ph: "X" | "i" | "s" | "f" | "M";
-  /** Microseconds since the trace began. */
-  ts: number;
-  /** The worker. */
-  pid: number;
-  /** The green thread, or a device track (negative). */
-  tid: number;
-  /** A category: thread, wait, op, flow, select, panic, gpu, rpc. */
-  cat?: string;
-  /** A span's length in µs. */
-  dur?: number;
-  /** A flow's id. */
-  id?: number;
-  /** A flow end's binding point: "e", the enclosing span. */
-  bp?: "e";
-  /** An instant's scope: "t", its thread. */
-  s?: "t";
-  /** Details shown with the event. */
-  args?: Record<string, unknown>;
-}
-
-/** The device tracks' thread ids (thread ids are positive). */
-export const GPU_TRACK = -1;
-/** The track of a worker's RPC calls, which run beside their threads. */
-export const RPC_TRACK = -2;
+  GPU_TRACK,
+  RPC_TRACK,
+  type TraceCategory,
+  type TraceEvent,
+} from "./trace_event.ts";
 
 /** Options for {@linkcode RunTracer}. */
 export interface RunTracerOptions {
@@ -93,9 +62,9 @@ interface ThreadTrack {
 
 /**
  * Records a traced run on one worker. The runtime calls it from the ops
- * (`running`, `op`, `awaiting`, `sent`, `received`, `selected`), the
- * scheduler from parks and wake-ups; `finish` closes what is open and
- * returns the events.
+ * (`running`, `opStart`/`opEnd`, `awaiting`, `selected`, and `flows` for
+ * what channels carry), the scheduler from parks, wake-ups and ends;
+ * `finish` closes what is open and returns the events.
  *
  * @example Usage
  * ```ts
@@ -130,15 +99,11 @@ export class RunTracer implements ThreadTracer {
   readonly #opBlock: number[] = [];
   readonly #opIndex: number[] = [];
   readonly #opStart: number[] = [];
-  #flows = 0;
-  // Local channels' values in flight: per channel, per value, the sends not
-  // yet received (FIFO, as the channel is), by flow id (in `ts`).
-  readonly #inFlight: Ends = new WeakMap();
-  // Receives whose send was not told yet (a select's send case), by
-  // receiver and time.
-  readonly #early: Ends = new WeakMap();
-  // Values decoded from a shared channel, with the flow id they carried.
-  readonly #carried = new WeakMap<object, number>();
+  /**
+   * Links each send to the receive that took its value (the channel and
+   * select ops, and the traced codec of a pooled run's channels, tell it).
+   */
+  readonly flows: ChannelFlows;
 
   /**
    * Makes a tracer for one worker of a run.
@@ -150,6 +115,7 @@ export class RunTracer implements ThreadTracer {
     const origin = options.origin ?? performance.timeOrigin + performance.now();
     this.origin = origin;
     this.#shift = (performance.timeOrigin - origin) * 1000;
+    this.flows = new ChannelFlows(this.worker, this.#log, () => this.now());
   }
 
   /**
@@ -276,80 +242,6 @@ export class RunTracer implements ThreadTracer {
   }
 
   /**
-   * `thread` sends `value` on a channel of this worker: the start of a flow
-   * that ends where the value is received. A select's send case is told
-   * after it completed (`done`), when its receiver may have received the
-   * value already: then the flow is drawn at that receive.
-   *
-   * @param thread The sender.
-   * @param channel The channel.
-   * @param value The value sent.
-   * @param done Whether the send has completed.
-   */
-  sent(
-    thread: GreenThread,
-    channel: object,
-    value: unknown,
-    done = false,
-  ): void {
-    if (done) {
-      const early = take(this.#early, channel, value);
-      if (early !== undefined) {
-        const id = this.flowOut(undefined);
-        this.#flow(FLOW_START, thread.id, id, early.ts);
-        return this.#flow(FLOW_END, early.tid, id, early.ts);
-      }
-    }
-    const id = this.flowOut(thread);
-    put(this.#inFlight, channel, value, { tid: thread.id, ts: id });
-  }
-
-  /**
-   * Starts a flow on `thread` now (a value leaves it).
-   *
-   * @param thread The sender, if known.
-   * @returns The flow's id.
-   */
-  flowOut(thread: GreenThread | undefined): number {
-    const id = this.worker * 2 ** 32 + ++this.#flows;
-    if (thread !== undefined) this.#flow(FLOW_START, thread.id, id, this.now());
-    return id;
-  }
-
-  /**
-   * Marks `value`, decoded from a shared channel, as carrying flow `id`.
-   *
-   * @param value The decoded value.
-   * @param id The flow id its sender wrote.
-   */
-  carried(value: object, id: number): void {
-    this.#carried.set(value, id);
-  }
-
-  /**
-   * `thread` received `value` from `channel`: ends the flow of its send.
-   * A closed channel's zero value ends none.
-   *
-   * @param thread The receiver.
-   * @param channel The channel.
-   * @param value The value received.
-   */
-  received(thread: GreenThread, channel: object, value: unknown): void {
-    if (typeof value === "object" && value !== null) {
-      const id = this.#carried.get(value);
-      if (id !== undefined) {
-        this.#carried.delete(value);
-        return this.#flow(FLOW_END, thread.id, id, this.now());
-      }
-    }
-    const sent = take(this.#inFlight, channel, value);
-    if (sent !== undefined) {
-      return this.#flow(FLOW_END, thread.id, sent.ts, this.now());
-    }
-    put(this.#early, channel, value, { tid: thread.id, ts: this.now() });
-  }
-
-  /**
    * `thread`'s select took case `index` (`kind`: recv, send or default).
    *
    * @param thread The thread.
@@ -386,7 +278,7 @@ export class RunTracer implements ThreadTracer {
   span(
     tid: number,
     name: string,
-    cat: Category,
+    cat: TraceCategory,
     start: number,
     args: Record<string, unknown>,
   ): void {
@@ -406,7 +298,7 @@ export class RunTracer implements ThreadTracer {
   instant(
     tid: number,
     name: string,
-    cat: Category,
+    cat: TraceCategory,
     args: Record<string, unknown>,
   ): void {
     const row = this.#log.add(INSTANT, cat, name, this.now(), 0, tid, 0, 0, 0);
@@ -527,37 +419,6 @@ export class RunTracer implements ThreadTracer {
       );
     }
   }
-
-  #flow(phase: number, tid: number, id: number, ts: number): void {
-    this.#log.add(phase, "flow", "send", ts, 0, tid, id, 0, 0);
-  }
-}
-
-// One end of a flow: a thread and a time (or an id).
-interface End {
-  readonly tid: number;
-  readonly ts: number;
-}
-
-// Per channel, per value, the ends waiting for their other end, oldest
-// first.
-type Ends = WeakMap<object, Map<unknown, End[]>>;
-
-function put(ends: Ends, channel: object, value: unknown, end: End): void {
-  let values = ends.get(channel);
-  if (values === undefined) ends.set(channel, values = new Map());
-  const list = values.get(value);
-  if (list === undefined) values.set(value, [end]);
-  else list.push(end);
-}
-
-function take(ends: Ends, channel: object, value: unknown): End | undefined {
-  const values = ends.get(channel);
-  const list = values?.get(value);
-  if (list === undefined) return undefined;
-  const end = list.shift()!;
-  if (list.length === 0) values!.delete(value);
-  return end;
 }
 
 function meta(

@@ -183,7 +183,7 @@ const channelSend = defineOp({
       const value = x.tensor(scope);
       const tracer = thread.run.tracer;
       if (tracer !== undefined && c instanceof Channel) {
-        tracer.sent(thread.thread, c, value);
+        tracer.flows.sent(thread.thread, c, value);
       }
       return sendTensor(c, value, thread.resumeAs);
     };
@@ -216,11 +216,15 @@ const channelRecv = defineOp({
           }
           const value = c.recv(thread.resumeAs);
           if (value instanceof Promise) return value;
-          thread.run.tracer?.received(thread.thread, c, value);
+          thread.run.tracer?.flows.received(thread.thread, c, value);
           out.write(scope, value);
         },
         resume(scope, value, thread) {
-          thread.run.tracer?.received(thread.thread, ch.channel(scope)!, value);
+          thread.run.tracer?.flows.received(
+            thread.thread,
+            ch.channel(scope)!,
+            value,
+          );
           out.write(scope, value as Value);
         },
       };
@@ -233,13 +237,13 @@ const channelRecv = defineOp({
         }
         const got = c.recvOk(thread.resumeAs);
         if (got instanceof Promise) return got;
-        thread.run.tracer?.received(thread.thread, c, got.value);
+        thread.run.tracer?.flows.received(thread.thread, c, got.value);
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));
       },
       resume(scope, value, thread) {
         const got = value as RecvResult<Value>;
-        thread.run.tracer?.received(
+        thread.run.tracer?.flows.received(
           thread.thread,
           ch.channel(scope)!,
           got.value,

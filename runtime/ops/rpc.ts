@@ -28,7 +28,8 @@
  */
 import type { Tensor } from "../../kernels/tensor.ts";
 import { itemSize } from "../../kernels/dtype.ts";
-import { RPC_TRACK, type RunTracer } from "../core/run_tracer.ts";
+import type { RunTracer } from "../core/run_tracer.ts";
+import { RPC_TRACK } from "../core/trace_event.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { runBlock } from "../exec/block_runner.ts";

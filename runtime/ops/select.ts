@@ -230,9 +230,9 @@ function traceCase(
   tracer.selected(thread.thread, result.index, c.kind);
   const ch = c.channel?.channel(scope);
   if (ch === undefined || ch === null) return;
-  if (c.kind === "recv") tracer.received(thread.thread, ch, result.value);
+  if (c.kind === "recv") tracer.flows.received(thread.thread, ch, result.value);
   else if (c.kind === "send" && !(ch instanceof SharedChannel)) {
-    tracer.sent(thread.thread, ch, c.value!.tensor(scope), true);
+    tracer.flows.sent(thread.thread, ch, c.value!.tensor(scope), true);
   }
 }
 

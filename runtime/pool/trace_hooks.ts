@@ -4,7 +4,8 @@
 // One traced run at a time per worker: a second one's events would mix in.
 
 import { setGpuTraceHook } from "../../kernels/webgpu/gpu_trace.ts";
-import { GPU_TRACK, type RunTracer } from "../core/run_tracer.ts";
+import type { RunTracer } from "../core/run_tracer.ts";
+import { GPU_TRACK } from "../core/trace_event.ts";
 import { traceChannelValues } from "./traced_codec.ts";
 
 /** Removes what {@linkcode installTracer} installed. */

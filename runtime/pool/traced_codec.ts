@@ -102,7 +102,7 @@ class TracedCodec implements Required<SharedCodec<Tensor>> {
   write(heap: SharedHeap, off: number, t: Tensor): void {
     tensorCodec.write(heap, off + ID_BYTES, t);
     const tracer = this.#tracer;
-    const id = this.quiet ? 0 : tracer.flowOut(tracer.current);
+    const id = this.quiet ? 0 : tracer.flows.flowOut(tracer.current);
     const i32 = heap.i32To(off + ID_BYTES);
     i32[off >> 2] = id % 2 ** 32;
     i32[(off >> 2) + 1] = Math.floor(id / 2 ** 32);
@@ -112,7 +112,7 @@ class TracedCodec implements Required<SharedCodec<Tensor>> {
     const t = tensorCodec.read(heap, off + ID_BYTES);
     const i32 = heap.i32To(off + ID_BYTES);
     const id = (i32[off >> 2] >>> 0) + i32[(off >> 2) + 1] * 2 ** 32;
-    if (id !== 0) this.#tracer.carried(t, id);
+    if (id !== 0) this.#tracer.flows.carried(t, id);
     return t;
   }
 

@@ -18,7 +18,7 @@ import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
 import type { ThreadInfo } from "../../scheduler/thread_dump.ts";
 import { formatThreadDump } from "../../scheduler/thread_dump.ts";
 import type { ClusterSettings } from "../core/thread_context.ts";
-import type { TraceEvent } from "../core/run_tracer.ts";
+import type { TraceEvent } from "../core/trace_event.ts";
 
 /** What the main thread sends a worker to start it. */
 export interface WorkerInit {

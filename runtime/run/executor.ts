@@ -24,7 +24,8 @@ import { validateProgram } from "../check/validate.ts";
 import type { DeviceName } from "./device_choice.ts";
 import { MAX_WORKERS, planRun, type RunPlan } from "./run_plan.ts";
 import type { Value } from "../core/value.ts";
-import { RunTracer, type TraceEvent } from "../core/run_tracer.ts";
+import { RunTracer } from "../core/run_tracer.ts";
+import type { TraceEvent } from "../core/trace_event.ts";
 
 /** A program and the tensors of its persistable variables. */
 export interface ProgramWithParameters {
@@ -113,7 +114,7 @@ export interface ExecutorOptions {
    * @example Tracing a run
    * ```ts
    * import { Executor } from "./executor.ts";
-   * import type { TraceEvent } from "../core/run_tracer.ts";
+   * import type { TraceEvent } from "../core/trace_event.ts";
    * import { fillConstant, go, makeChannel, Program, recv, send } from "../../mod.ts";
    * import { assert } from "@std/assert";
    *

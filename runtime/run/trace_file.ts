@@ -3,7 +3,7 @@
 // that shows the same events on a zoomable timeline without any network
 // access (its style and script are inlined: _trace_viewer.ts).
 
-import type { TraceEvent } from "../core/run_tracer.ts";
+import type { TraceEvent } from "../core/trace_event.ts";
 import { VIEWER_CSS, VIEWER_JS } from "./_trace_viewer.ts";
 
 /**

@@ -30,7 +30,7 @@ import {
   GPU_TRACK,
   RPC_TRACK,
   type TraceEvent,
-} from "../../../runtime/core/run_tracer.ts";
+} from "../../../runtime/core/trace_event.ts";
 import { ignoreGpu } from "../../kernels/webgpu/_gpu.ts";
 import { buildExample } from "../../../examples/build.ts";
 

@@ -33,7 +33,7 @@ Deno.test("the traced codec carries a flow id from writer to reader", async () =
       codec.write(heap, blob, t);
       traceChannelValues(reader);
       read = channelCodec().read(heap, blob);
-      reader.received(main, {}, read);
+      reader.flows.received(main, {}, read);
     } finally {
       traceChannelValues(undefined);
     }

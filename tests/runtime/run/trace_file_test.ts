@@ -15,7 +15,7 @@ import {
   traceHtml,
   traceJson,
 } from "../../../mod.ts";
-import type { TraceEvent } from "../../../runtime/core/run_tracer.ts";
+import type { TraceEvent } from "../../../runtime/core/trace_event.ts";
 
 async function realTrace(): Promise<TraceEvent[]> {
   const program = new Program();
