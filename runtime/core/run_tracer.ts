@@ -306,6 +306,27 @@ export class RunTracer implements ThreadTracer {
   }
 
   /**
+   * The run ended in a deadlock: an instant event on the main thread's
+   * track, where the trace then ends.
+   *
+   * @param message The deadlock's message.
+   */
+  deadlocked(message: string): void {
+    const row = this.#log.add(
+      INSTANT,
+      "panic",
+      message,
+      this.now(),
+      0,
+      1,
+      0,
+      0,
+      0,
+    );
+    this.#log.setArgs(row, { message });
+  }
+
+  /**
    * Adds events another worker recorded (they end up in `finish`'s).
    *
    * @param events The events.

@@ -1,12 +1,17 @@
 // What a traced run installs on a worker for its duration, beyond the
 // scheduler's and the ops' own hooks (which the run's objects carry): the
 // GPU batch's hook and the channels' traced codec, which are the worker's.
-// One traced run at a time per worker: a second one's events would mix in.
+// One traced run at a time per worker: while a second one runs, the GPU's
+// and the channels' events go to it; each run's uninstall puts back what
+// was there before it.
 
-import { setGpuTraceHook } from "../../kernels/webgpu/gpu_trace.ts";
+import {
+  gpuTraceHook,
+  setGpuTraceHook,
+} from "../../kernels/webgpu/gpu_trace.ts";
 import type { RunTracer } from "../core/run_tracer.ts";
 import { GPU_TRACK } from "../core/trace_event.ts";
-import { traceChannelValues } from "./traced_codec.ts";
+import { channelTracer, traceChannelValues } from "./traced_codec.ts";
 
 /** Removes what {@linkcode installTracer} installed. */
 export interface InstalledTracer {
@@ -35,6 +40,7 @@ export interface InstalledTracer {
  * ```
  */
 export function installTracer(tracer: RunTracer): InstalledTracer {
+  const before = { gpu: gpuTraceHook, channels: channelTracer() };
   const at = (ms: number) => tracer.timeOf(ms);
   setGpuTraceHook({
     dispatched(kernel, workgroups) {
@@ -57,8 +63,8 @@ export function installTracer(tracer: RunTracer): InstalledTracer {
   traceChannelValues(tracer);
   return {
     uninstall() {
-      setGpuTraceHook(undefined);
-      traceChannelValues(undefined);
+      setGpuTraceHook(before.gpu);
+      traceChannelValues(before.channels);
     },
   };
 }

@@ -39,6 +39,23 @@ export function channelCodec(): SharedCodec<Tensor> {
 }
 
 /**
+ * The tracer whose flow ids channels on this worker carry now, if any.
+ *
+ * @returns The tracer.
+ *
+ * @example Usage
+ * ```ts
+ * import { channelTracer } from "./traced_codec.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(channelTracer(), undefined);
+ * ```
+ */
+export function channelTracer(): RunTracer | undefined {
+  return current?.tracer;
+}
+
+/**
  * Makes channels on this worker carry flow ids for `tracer` (or, with
  * `undefined`, plain values again).
  *
@@ -88,11 +105,11 @@ export function quietly<T>(make: () => T): T {
 }
 
 class TracedCodec implements Required<SharedCodec<Tensor>> {
-  readonly #tracer: RunTracer;
+  readonly tracer: RunTracer;
   quiet = false;
 
   constructor(tracer: RunTracer) {
-    this.#tracer = tracer;
+    this.tracer = tracer;
   }
 
   byteLength(heap: SharedHeap, t: Tensor): number {
@@ -101,7 +118,7 @@ class TracedCodec implements Required<SharedCodec<Tensor>> {
 
   write(heap: SharedHeap, off: number, t: Tensor): void {
     tensorCodec.write(heap, off + ID_BYTES, t);
-    const tracer = this.#tracer;
+    const tracer = this.tracer;
     const id = this.quiet ? 0 : tracer.flows.flowOut(tracer.current);
     const i32 = heap.i32To(off + ID_BYTES);
     i32[off >> 2] = id % 2 ** 32;
@@ -112,7 +129,7 @@ class TracedCodec implements Required<SharedCodec<Tensor>> {
     const t = tensorCodec.read(heap, off + ID_BYTES);
     const i32 = heap.i32To(off + ID_BYTES);
     const id = (i32[off >> 2] >>> 0) + i32[(off >> 2) + 1] * 2 ** 32;
-    if (id !== 0) this.#tracer.flows.carried(t, id);
+    if (id !== 0) this.tracer.flows.carried(t, id);
     return t;
   }
 

@@ -10,7 +10,7 @@ import type { Device } from "../../kernels/device.ts";
 import { readBack } from "../../kernels/device_tensor.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { Scheduler } from "../../scheduler/scheduler.ts";
-import { Panic } from "../../scheduler/panic.ts";
+import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import type { PoolHandle } from "../pool/worker_pool.ts";
 import { runBlock } from "../exec/block_runner.ts";
 import { ProgramError } from "../core/errors.ts";
@@ -264,6 +264,9 @@ export class Executor {
       }
       // Fetched tensors leave the device: their elements come back now.
       await readBack(Object.values(fetched));
+    } catch (e) {
+      if (e instanceof Deadlock) tracer?.deadlocked(e.message);
+      throw e;
     } finally {
       hooks?.uninstall();
       if (tracer !== undefined) this.#trace!(tracer.finish());

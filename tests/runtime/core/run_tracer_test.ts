@@ -202,6 +202,8 @@ Deno.test("a traced run's trace callback gets the events of a failed run", async
     new Executor({ trace: (e) => events = e }).run(program.desc)
   );
   assert(events?.some((e) => e.cat === "wait" && e.name === "chan receive"));
+  const end = events?.find((e) => e.ph === "i" && e.tid === 1);
+  assertEquals(end?.name, "fatal error: all goroutines are asleep - deadlock!");
 });
 
 Deno.test({
