@@ -44,11 +44,12 @@ export const VIEWER_JS = `
     if (e.ph === "M") return;
     var key = e.pid + ":" + e.tid;
     if (byKey[key] === undefined) {
-      byKey[key] = { pid: e.pid, tid: e.tid, key: key, spans: [], marks: [] };
+      byKey[key] = { pid: e.pid, tid: e.tid, key: key, spans: [], ops: [], marks: [] };
       tracks.push(byKey[key]);
     }
     var t = byKey[key];
-    if (e.ph === "X") t.spans.push(e);
+    // Ops are drawn last, over the running span they sit in.
+    if (e.ph === "X") (e.cat === "op" ? t.ops : t.spans).push(e);
     else if (e.ph === "i") t.marks.push(e);
   });
   tracks.sort(function (a, b) { return a.pid - b.pid || (a.tid < 0) - (b.tid < 0) || a.tid - b.tid; });
@@ -119,7 +120,7 @@ export const VIEWER_JS = `
     }
     rows.forEach(function (t, r) {
       if (t === null) { ctx.fillStyle = "#eef"; ctx.fillRect(0, y(r), w, ROW); return; }
-      t.spans.forEach(function (e) {
+      t.spans.concat(t.ops).forEach(function (e) {
         var a = x(e.ts), b = x(e.ts + e.dur);
         if (b < 0 || a > w) return;
         var op = e.cat === "op";
@@ -127,8 +128,10 @@ export const VIEWER_JS = `
         var top = y(r) + (op ? 10 : 2), height = op ? 8 : 16;
         ctx.fillRect(a, top, Math.max(1, b - a), height);
         if (b - a > 40) {
-          ctx.fillStyle = "#000";
-          ctx.fillText(e.name, Math.max(a, 0) + 2, top + height - 2, b - a - 4);
+          ctx.fillStyle = op ? "#fff" : "#000";
+          ctx.font = op ? "8px sans-serif" : "10px sans-serif";
+          // A span's label sits above the op bars; an op's inside its bar.
+          ctx.fillText(e.name, Math.max(a, 0) + 2, op ? top + 7 : top + 8, b - a - 4);
         }
       });
       t.marks.forEach(function (e) {
@@ -178,7 +181,7 @@ export const VIEWER_JS = `
   canvas.addEventListener("mousemove", function (ev) {
     var t = rows[Math.floor((ev.offsetY - AXIS) / ROW)], ts = view.from + ev.offsetX / width() * (view.to - view.from);
     var hit = null;
-    if (t) t.spans.forEach(function (e) { if (e.ts <= ts && ts <= e.ts + e.dur && (!hit || e.cat === "op")) hit = e; });
+    if (t) t.spans.concat(t.ops).forEach(function (e) { if (e.ts <= ts && ts <= e.ts + e.dur && (!hit || e.cat === "op")) hit = e; });
     if (!hit) { tip.style.display = "none"; return; }
     tip.textContent = hit.name + "\\n" + (hit.dur / 1000).toFixed(3) + " ms at " + ((hit.ts - t0) / 1000).toFixed(3) + " ms" +
       (hit.args ? "\\n" + JSON.stringify(hit.args) : "");
