@@ -74,22 +74,41 @@ function threadNames(events: TraceEvent[]): Map<string, string> {
   return names;
 }
 
-// On each track, the thread and wait spans follow each other.
-function assertNoOverlap(events: TraceEvent[]): void {
+// On each track, the thread and wait spans follow each other, and every
+// op span lies inside a running span and nests with the other ops (as
+// Perfetto needs spans of one track to nest).
+function assertNested(events: TraceEvent[]): void {
   const byTrack = Map.groupBy(
-    events.filter((e) =>
-      e.ph === "X" && (e.cat === "thread" || e.cat === "wait")
-    ),
+    events.filter((e) => e.ph === "X" && e.tid > 0),
     (e) => `${e.pid}:${e.tid}`,
   );
+  const end = (e: TraceEvent) => e.ts + e.dur!;
   for (const [track, spans] of byTrack) {
-    spans.sort((a, b) => a.ts - b.ts);
-    for (let i = 1; i < spans.length; i++) {
-      const prev = spans[i - 1];
+    const states = spans.filter((e) => e.cat !== "op")
+      .sort((a, b) => a.ts - b.ts);
+    for (let i = 1; i < states.length; i++) {
+      const prev = states[i - 1];
       assert(
-        spans[i].ts >= prev.ts + prev.dur! - 1e-6,
-        `${track}: ${prev.name} overlaps ${spans[i].name}`,
+        states[i].ts >= end(prev) - 1e-6,
+        `${track}: ${prev.name} overlaps ${states[i].name}`,
       );
+    }
+    const running = states.filter((e) => e.name === "running");
+    const ops = spans.filter((e) => e.cat === "op")
+      .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+    const open: TraceEvent[] = [];
+    for (const op of ops) {
+      assert(
+        running.some((r) => r.ts <= op.ts + 1e-6 && end(op) <= end(r) + 1e-6),
+        `${track}: op ${op.name} at ${op.ts} outside every running span`,
+      );
+      while (open.length > 0 && end(open.at(-1)!) <= op.ts + 1e-6) open.pop();
+      const outer = open.at(-1);
+      assert(
+        outer === undefined || end(op) <= end(outer) + 1e-6,
+        `${track}: op ${op.name} crosses the end of ${outer?.name}`,
+      );
+      open.push(op);
     }
   }
 }
@@ -130,7 +149,7 @@ Deno.test("a traced run's spans: running, waits with their reason, ops inside", 
   );
   const recvOp = spans.find((e) => e.cat === "op" && e.name === "channel_recv");
   assertEquals(recvOp?.args, { block: 0, index: 3 });
-  assertNoOverlap(events);
+  assertNested(events);
 });
 
 Deno.test("a traced run links each send to the receive it handed over to", async () => {
@@ -183,7 +202,7 @@ Deno.test("a traced run on 2 workers has tracks per worker and flows across them
   // A flow id is unique: its two ends and no more.
   const ids = events.filter((e) => e.ph === "f").map((e) => e.id);
   assertEquals(new Set(ids).size, ids.length);
-  assertNoOverlap(events);
+  assertNested(events);
 });
 
 Deno.test("Executor without trace records nothing and runs as before", async () => {
@@ -267,4 +286,13 @@ Deno.test("a traced run's RPC calls sit on an RPC track with their bytes", async
   assertEquals(call?.args?.thread, 1);
   // The main thread awaited the reply in its recv op.
   assert(events.some((e) => e.tid === 1 && e.name === "await recv"));
+});
+
+Deno.test("a traced run's spans nest where ops run sub-blocks and park in loops", async () => {
+  for (const name of ["fibonacci", "prime_sieve", "while_loop"]) {
+    const { events, error } = await traced(await buildExample(name));
+    assertEquals(error, undefined);
+    assert(events.some((e) => e.cat === "op" && e.name === "while"), name);
+    assertNested(events);
+  }
 });
