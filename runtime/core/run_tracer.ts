@@ -27,6 +27,7 @@ import { EventLog, INSTANT, SPAN } from "./_event_log.ts";
 import { ChannelFlows } from "./channel_flows.ts";
 import {
   GPU_TRACK,
+  KERNEL_TRACK,
   RPC_TRACK,
   type TraceCategory,
   type TraceEvent,
@@ -370,6 +371,10 @@ export class RunTracer implements ThreadTracer {
     }
     if (tids.has(GPU_TRACK)) {
       events.push(meta("thread_name", pid, GPU_TRACK, { name: "GPU" }));
+    }
+    if (tids.has(KERNEL_TRACK)) {
+      const name = "kernels for other workers";
+      events.push(meta("thread_name", pid, KERNEL_TRACK, { name }));
     }
     if (tids.has(RPC_TRACK)) {
       events.push(meta("thread_name", pid, RPC_TRACK, { name: "RPC calls" }));

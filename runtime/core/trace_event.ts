@@ -64,3 +64,17 @@ export const GPU_TRACK = -1;
  * ```
  */
 export const RPC_TRACK = -2;
+
+/**
+ * The track of a worker's help with another worker's split kernel (rows of
+ * a large matrix product or elementwise op), which no thread of its runs.
+ *
+ * @example Usage
+ * ```ts
+ * import { KERNEL_TRACK } from "./trace_event.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(KERNEL_TRACK, -3);
+ * ```
+ */
+export const KERNEL_TRACK = -3;

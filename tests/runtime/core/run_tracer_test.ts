@@ -15,6 +15,8 @@ import {
   kubeGetWorkersAddrs,
   listenAndDo,
   makeChannel,
+  matmul,
+  type PoolHandle,
   print,
   Program,
   recv,
@@ -23,11 +25,13 @@ import {
   scale,
   select,
   send,
+  uniformRandom,
   type Variable,
 } from "../../../mod.ts";
 import { within } from "../../_helpers/within.ts";
 import {
   GPU_TRACK,
+  KERNEL_TRACK,
   RPC_TRACK,
   type TraceEvent,
 } from "../../../runtime/core/trace_event.ts";
@@ -295,4 +299,25 @@ Deno.test("a traced run's spans nest where ops run sub-blocks and park in loops"
     assert(events.some((e) => e.cat === "op" && e.name === "while"), name);
     assertNested(events);
   }
+});
+
+Deno.test("a traced run on 2 workers shows the rows a worker computed for another's kernel", async () => {
+  const program = new Program();
+  let y: Variable | undefined;
+  program.guard(() => {
+    const x = uniformRandom({ shape: [1024, 1024] });
+    y = matmul(x, x);
+  });
+  let events: TraceEvent[] = [];
+  let pool: PoolHandle | undefined;
+  await new Executor({
+    workers: 2,
+    trace: (e) => events = e,
+    onPool: (p) => pool = p,
+  }).run(program.desc, { fetch: [y!.name] });
+  const spans = events.filter((e) => e.tid === KERNEL_TRACK && e.ph === "X");
+  assert(spans.every((e) => e.pid === 1 && Number(e.args?.rows) > 0));
+  // Every row a worker computed for another is in a span, and no more.
+  const rows = spans.reduce((sum, e) => sum + Number(e.args?.rows), 0);
+  assertEquals(rows, pool!.helpedRows());
 });
