@@ -87,6 +87,35 @@ export {
   readProgramFile,
   writeProgramFile,
 } from "./runtime/format/program_file.ts";
+export {
+  decodePirProgram,
+  PIR_VERSIONS,
+} from "./runtime/format/pir_program.ts";
+export type {
+  PirAttr,
+  PirBlock,
+  PirOp,
+  PirParameter,
+  PirProgram,
+  PirRegion,
+  PirType,
+  PirValue,
+} from "./runtime/format/pir_program.ts";
+export { pirToProgram } from "./runtime/format/pir_to_program.ts";
+export type { PirToProgramOptions } from "./runtime/format/pir_to_program.ts";
+export { PirUnsupportedError } from "./runtime/format/pir_unsupported_error.ts";
+export type {
+  PirGap,
+  PirGapKind,
+} from "./runtime/format/pir_unsupported_error.ts";
+export { PIR_OP_NAMES, pirOpRule } from "./runtime/format/pir_op_table.ts";
+export type {
+  PirConstantKind,
+  PirMappedOp,
+  PirOperandRule,
+  PirOpRule,
+  PirSpecialOp,
+} from "./runtime/format/pir_op_table.ts";
 export { OPS } from "./runtime/ops/mod.ts";
 export type {
   AttrKind,
@@ -97,9 +126,11 @@ export type {
   CheckContext,
   InferContext,
   InferredType,
+  KernelUse,
   LeftOperandRows,
   NamedVariables,
   OpDef,
+  OpKernels,
   RowRule,
   SlotSpec,
   VarInfo,
@@ -117,6 +148,7 @@ export type {
 } from "./runtime/core/prepared_block.ts";
 export type {
   ClusterSettings,
+  DiscoveryOverrides,
   ParkOptions,
   ResumeOptions,
   RunServices,

@@ -1,7 +1,9 @@
 /**
  * Writes `docs/operators.md`, the operator catalog, from the op table
  * (`OP_GROUPS` in runtime/ops/mod.ts): every op's slots, attributes and
- * defaults as the validator, the printer and the builder read them. Run it
+ * defaults as the validator, the printer and the builder read them, and
+ * the devices it runs on (runtime/ops/op_devices.ts, as the `ops` command
+ * and `--explain` say them), in one table and per op. Run it
  * with `deno task docs` after changing an op; `tests/docs/build_test.ts`
  * fails while the file differs from what this writes.
  *
@@ -9,6 +11,7 @@
  */
 import type { AttrSpec, OpDef, SlotSpec } from "../runtime/core/op_def.ts";
 import { OP_GROUPS, type OpGroup } from "../runtime/ops/mod.ts";
+import { opDevices } from "../runtime/ops/op_devices.ts";
 
 /** Where the catalog is written. */
 export const CATALOG_PATH: URL = new URL("./operators.md", import.meta.url);
@@ -40,6 +43,22 @@ export function operatorCatalog(groups: readonly OpGroup[]): string {
     "duplicable (a list of variables); attributes as `name` (kind) and their",
     "default. Scalars are tensors of shape [1]; `dtype` attributes hold",
     "`VarType.Type` numbers (docs/architecture.md §2).",
+    "",
+    "## Devices",
+    "",
+    "Where each op runs, from the kernels its definition declares and the",
+    "WebGPU kernel table: `cpu, wgsl` (float32 operands may run on the GPU),",
+    "`cpu` (on the GPU device it falls back to the CPU alone: its operands",
+    "are read back once), `cpu, partly wgsl` (the kernel calls named run on",
+    "the CPU), `host` (no tensor math: it moves values, runs blocks or does",
+    "I/O). `deno run -A mod.ts ops MODEL` prints the same for the ops a",
+    "program uses.",
+    "",
+    "| op | devices |",
+    "| --- | --- |",
+    ...groups.flatMap((g) =>
+      g.ops.map((def) => `| \`${def.type}\` | ${devicesOf(def)} |`)
+    ),
   ];
   for (const group of groups) {
     lines.push("", `## ${group.title}`);
@@ -60,7 +79,23 @@ function opSection(def: OpDef): string[] {
         : attrs.map(([name, spec]) => attribute(name, spec)).join(", ")
     }`,
   );
+  lines.push(`- devices: ${devicesOf(def)}`);
   return lines;
+}
+
+// Where an op runs, in words (see the catalog's "Devices" section).
+function devicesOf(def: OpDef): string {
+  const { place, cpuOnly } = opDevices(def);
+  switch (place) {
+    case "host":
+      return "host";
+    case "cpu":
+      return "cpu";
+    case "wgsl":
+      return "cpu, wgsl";
+    case "partly":
+      return `cpu, partly wgsl (${cpuOnly.join(", ")} on the CPU)`;
+  }
 }
 
 function slots(specs: Readonly<Record<string, SlotSpec>>): string {

@@ -169,7 +169,8 @@ export type ActivationKind =
   | "leaky_relu"
   | "relu6"
   | "elu"
-  | "clip";
+  | "clip"
+  | "thresholded_relu";
 
 /**
  * The parameters each activation kind takes, in the order
@@ -196,6 +197,7 @@ export const ACTIVATION_PARAMS: Readonly<
   relu6: ["threshold"],
   elu: ["alpha"],
   clip: ["min", "max"],
+  thresholded_relu: ["threshold", "value"],
 };
 
 /**

@@ -4,6 +4,18 @@
 import type { DType } from "./dtype.ts";
 import type { Tensor } from "./tensor.ts";
 
+/** Options of {@linkcode formatTensor}. */
+export interface FormatTensorOptions {
+  /**
+   * The most elements to show, as Paddle's `print` op's `summarize`: a
+   * tensor with more shows its first `summarize` elements in row-major
+   * order, flat, then `...` (`[1, 2, 3, ...]`); -1 shows every element.
+   *
+   * @default {-1}
+   */
+  summarize?: number;
+}
+
 /**
  * A tensor as one line of text.
  *
@@ -12,9 +24,12 @@ import type { Tensor } from "./tensor.ts";
  * (float32 `0.1`, not `0.10000000149011612`; `2`, not `2.0`), with `NaN`,
  * `Infinity` and `-Infinity`, and exponents as JS writes them (`1e+21`).
  * A tensor of one element and rank <= 1 prints as that element; an empty
- * one as `[]`; any other nested, `[[1, 2], [3, 4]]`.
+ * one as `[]`; any other nested, `[[1, 2], [3, 4]]`. With `summarize` N
+ * ≥ 0, a tensor of more than N elements prints its first N, flat, then
+ * `...`.
  *
  * @param t The tensor.
+ * @param options How many elements to show.
  * @returns Its text.
  *
  * @example Usage
@@ -26,10 +41,22 @@ import type { Tensor } from "./tensor.ts";
  * assertEquals(formatTensor(Tensor.scalar(0.1, "float32")), "0.1");
  * assertEquals(formatTensor(Tensor.fromArray([[1, 2], [3, 4]], "int64")), "[[1, 2], [3, 4]]");
  * assertEquals(formatTensor(Tensor.fromArray([true], "bool")), "true");
+ * const big = Tensor.fromArray([[1, 2, 3], [4, 5, 6]], "int32");
+ * assertEquals(formatTensor(big, { summarize: 4 }), "[1, 2, 3, 4, ...]");
+ * assertEquals(formatTensor(big, { summarize: 6 }), "[[1, 2, 3], [4, 5, 6]]");
  * ```
  */
-export function formatTensor(t: Tensor): string {
+export function formatTensor(
+  t: Tensor,
+  options: FormatTensorOptions = {},
+): string {
   const format = elementFormatter(t.dtype);
+  const summarize = options.summarize ?? -1;
+  if (summarize >= 0 && t.size > summarize) {
+    const shown: string[] = [];
+    for (let i = 0; i < summarize; i++) shown.push(format(t.data[i]));
+    return `[${[...shown, "..."].join(", ")}]`;
+  }
   if (t.size === 1 && t.shape.length <= 1) return format(t.data[0]);
   if (t.size === 0) return "[]";
   const parts: string[] = [];

@@ -50,13 +50,19 @@ const STEPS: readonly Step[] = [
   // holding a device, made the exit aborts above far more frequent.
   { args: ["test", "-A", "--doc", ...GPU_FILES] },
   // The concurrency suites again on two workers, and the op suites and the
-  // real models on the GPU path.
+  // real models (Paddle 2's and Paddle 3's PIR programs) on the GPU path.
   {
     args: ["test", "-A", "--parallel", ...LAYERED],
     env: { RILL_TEST_WORKERS: "2" },
   },
   {
-    args: ["test", "-A", ...LAYERED, "tests/runtime/run/paddle_models_test.ts"],
+    args: [
+      "test",
+      "-A",
+      ...LAYERED,
+      "tests/runtime/run/paddle_models_test.ts",
+      "tests/runtime/run/paddle_models_pir_test.ts",
+    ],
     env: { RILL_TEST_DEVICE: "webgpu" },
   },
 ];

@@ -67,6 +67,8 @@ export const ACTIVATION_ALU: Readonly<Record<ActivationKind, Activation>> = {
   elu: ([alpha]) => (a) => (a < 0 ? alpha * Math.expm1(a) : a),
   // Paddle's ClipFunctor: NaN fails both tests and passes through.
   clip: ([min, max]) => (a) => (a < min ? min : a > max ? max : a),
+  // Paddle 3's ThresholdedReluFunctor: NaN fails the test and gives value.
+  thresholded_relu: ([threshold, value]) => (a) => (a > threshold ? a : value),
 };
 
 /**
@@ -111,13 +113,62 @@ export function activation(
   }
   const dtype: DType = isFloatDType(x.dtype) ? x.dtype : "float32";
   // Paddle's attributes are float32 (its functors cast them to T).
-  const f = make(params.map(Math.fround));
+  const p = params.map(Math.fround);
   const a = cast(x, dtype).data as StorageArray;
   const data = allocate(dtype, x.size);
   const out = data as StorageArray;
-  for (let i = 0; i < a.length; i++) out[i] = f(a[i] as number);
+  const inline = INLINE[kind];
+  if (inline !== undefined) {
+    inline(a, out, p);
+  } else {
+    const f = make(p);
+    for (let i = 0; i < a.length; i++) out[i] = f(a[i] as number);
+  }
   return new Tensor(dtype, x.shape, data);
 }
+
+/** A kind's whole loop: operand, output, parameters (float32-rounded). */
+type ActivationLoop = (
+  a: StorageArray,
+  out: StorageArray,
+  params: readonly number[],
+) => void;
+
+// The cheap kinds' loops written out, each with the formula of its
+// ACTIVATION_ALU entry (so the same float64 arithmetic and one rounding
+// per store): through `f`, one call per element from a call site every
+// kind shares (megamorphic, never inlined) cost 2–4 × the arithmetic, and
+// MobileNetV3's hard_swish and hard_sigmoid run over every feature map.
+const INLINE: Readonly<Partial<Record<ActivationKind, ActivationLoop>>> = {
+  hard_swish: (a, out, [threshold, scale, offset]) => {
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i] as number;
+      out[i] = v * Math.min(Math.max(v + offset, 0), threshold) / scale;
+    }
+  },
+  hard_sigmoid: (a, out, [slope, offset]) => {
+    for (let i = 0; i < a.length; i++) {
+      out[i] = Math.max(0, Math.min(1, slope * (a[i] as number) + offset));
+    }
+  },
+  leaky_relu: (a, out, [alpha]) => {
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i] as number;
+      out[i] = v > 0 ? v : alpha * v;
+    }
+  },
+  relu6: (a, out, [threshold]) => {
+    for (let i = 0; i < a.length; i++) {
+      out[i] = Math.min(Math.max(a[i] as number, 0), threshold);
+    }
+  },
+  clip: (a, out, [min, max]) => {
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i] as number;
+      out[i] = v < min ? min : v > max ? max : v;
+    }
+  },
+};
 
 function gelu(x: number): number {
   const z = x / Math.SQRT2;

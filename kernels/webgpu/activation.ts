@@ -114,6 +114,7 @@ const EXPRESSIONS: Readonly<Record<ActivationKind, string>> = {
   relu6: "f_min(f_max(a, 0.0), prm(1u))",
   elu: "select(a, prm(1u) * f_expm1_neg(a), a < 0.0)",
   clip: "select(select(a, prm(2u), a > prm(2u)), prm(1u), a < prm(1u))",
+  thresholded_relu: "select(prm(2u), a, a > prm(1u))",
 };
 
 /**

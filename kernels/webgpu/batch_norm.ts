@@ -2,7 +2,7 @@
 // elementwise affine map per channel: y = x · A[c] + B[c], where
 // A = scale / sqrt(variance + epsilon) and B = bias − mean · A are worked
 // out on the host in float64 (C values each, from the small statistics
-// tensors) and uploaded as float32 with each call.
+// tensors) and uploaded as float32 once per set of statistics and batch.
 //
 // Invariants:
 //   The CPU computes (x − mean) · A + bias in float64 and rounds once. Here
@@ -126,13 +126,9 @@ export function batchNorm(
   const last = options.channelLast === true || x.shape.length === 2;
   const c = x.shape[last ? x.shape.length - 1 : 1];
   const inner = last ? 1 : shapeSize(x.shape.slice(2));
-  const [a, b] = affineOf(options, c);
   const out = batch.allocate("float32", x.shape);
   if (out.size === 0) return out;
-  const params = new Float32Array(2 * c);
-  params.set(a);
-  params.set(b, c);
-  const affine = batch.upload(new Tensor("float32", [2 * c], params));
+  const affine = affineOnGpu(batch, options, c);
   const vec4 = inner % 4 === 0;
   const pipeline = batch.pipelines.get(
     { op: "batch_norm", dtype: "float32", variant: vec4 ? "vec4" : "scalar" },
@@ -147,9 +143,44 @@ export function batchNorm(
       Math.max(1, Math.min(MAX_WORKGROUPS, Math.ceil(count / WORKGROUP))),
     ],
   });
-  // Safe before the dispatch runs: the pool reuses it only after a submit.
-  affine.release();
   return out;
+}
+
+// The factors and shifts on the GPU, made once per set of statistics (a
+// model's parameters, which never change) and batch: a model run again
+// uploads nothing for its batch norms. Keyed by the mean tensor; the
+// other operands and epsilon must be the same ones.
+const AFFINES = new WeakMap<GpuBatch, WeakMap<Tensor, Affine>>();
+
+interface Affine {
+  readonly options: BatchNormKernelOptions;
+  readonly tensor: GpuTensor;
+}
+
+function affineOnGpu(
+  batch: GpuBatch,
+  options: BatchNormKernelOptions,
+  c: number,
+): GpuTensor {
+  let cache = AFFINES.get(batch);
+  if (cache === undefined) AFFINES.set(batch, cache = new WeakMap());
+  const known = cache.get(options.mean);
+  const o = known?.options;
+  if (
+    o !== undefined && o.variance === options.variance &&
+    o.scale === options.scale && o.bias === options.bias &&
+    o.epsilon === options.epsilon
+  ) {
+    return known!.tensor;
+  }
+  const [a, b] = affineOf(options, c);
+  const params = new Float32Array(2 * c);
+  params.set(a);
+  params.set(b, c);
+  const tensor = batch.upload(new Tensor("float32", [2 * c], params));
+  // Dropped with the statistics: the buffer goes back to the pool then.
+  cache.set(options.mean, { options: { ...options }, tensor });
+  return tensor;
 }
 
 // Element (or vec4) e has channel (e / inner) % C; the factors are

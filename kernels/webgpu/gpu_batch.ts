@@ -134,6 +134,10 @@ export class GpuBatch {
   #pending: GpuDispatch[] = [];
   #errors: Promise<GpuSubmitError | null>[] = [];
   #dispatched = 0;
+  // Host-to-GPU copies and GPU-to-host rounds, for tests that check a run
+  // keeps its tensors on the GPU.
+  #uploads = 0;
+  #readBacks = 0;
 
   /**
    * @param gpu The device.
@@ -207,6 +211,59 @@ export class GpuBatch {
   }
 
   /**
+   * Tensors uploaded since the batch was made (`upload` calls).
+   *
+   * @returns The count.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { GpuBatch } from "./gpu_batch.ts";
+   * import { Tensor } from "../tensor.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const batch = new GpuBatch(gpu);
+   *   batch.upload(Tensor.fromArray([1, 2], "float32"));
+   *   assertEquals(batch.uploads, 1);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  get uploads(): number {
+    return this.#uploads;
+  }
+
+  /**
+   * Read-back rounds since the batch was made (`read` calls; one round
+   * reads any number of tensors).
+   *
+   * @returns The count.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { GpuBatch } from "./gpu_batch.ts";
+   * import { Tensor } from "../tensor.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const batch = new GpuBatch(gpu);
+   *   const a = batch.upload(Tensor.fromArray([1], "float32"));
+   *   const b = batch.upload(Tensor.fromArray([2], "float32"));
+   *   await batch.read([a, b]);
+   *   assertEquals(batch.readBacks, 1);
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  get readBacks(): number {
+    return this.#readBacks;
+  }
+
+  /**
    * A new GPU tensor with unspecified contents, for a kernel's output.
    *
    * @param dtype The element type.
@@ -271,6 +328,7 @@ export class GpuBatch {
       ? Uint32Array.from(tensor.data as Uint8Array)
       : tensor.data;
     const buffer = this.pool.upload(data);
+    this.#uploads++;
     return new GpuTensor(this.pool, dtype, tensor.shape, buffer);
   }
 
@@ -364,6 +422,7 @@ export class GpuBatch {
    * ```
    */
   async read(tensors: readonly GpuTensor[]): Promise<Tensor[]> {
+    this.#readBacks++;
     await this.pipelines.check();
     const sources = tensors.map((t) => ({
       buffer: t.buffer,

@@ -314,7 +314,7 @@ const UNARY_BOUNDS: Readonly<Record<GpuUnaryKind, GpuBound>> = {
 
 // Paddle's activations (activation.ts), against the CPU's float64 formulas
 // with float32 parameters:
-//   exact   relu6 and clip compare and select; leaky_relu's one product
+//   exact   relu6, clip and thresholded_relu compare and select; leaky_relu's one product
 //           is exactly rounded in f32 as on the CPU (float16: the f32
 //           product rounded again, one float16 step).
 //   ulp 4   hard_swish: x + offset is exact where it could cancel
@@ -351,6 +351,7 @@ const ACTIVATION_BOUNDS: Readonly<Record<ActivationKind, GpuBound>> = {
   relu6: EXACT_BOTH,
   elu: CLOSE_3E5,
   clip: EXACT_BOTH,
+  thresholded_relu: EXACT_BOTH,
 };
 
 /**
@@ -548,6 +549,48 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
     },
   } satisfies GpuKernelTable,
 );
+
+/**
+ * The kernels the WebGPU device runs on the GPU with no entry here: views
+ * of a tensor already there (webgpu_device.ts makes them itself).
+ *
+ * @example Usage
+ * ```ts
+ * import { GPU_VIEWS } from "./gpu_kernels.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(GPU_VIEWS, ["reshape"]);
+ * ```
+ */
+export const GPU_VIEWS: readonly (keyof Kernels)[] = ["reshape"];
+
+/**
+ * Whether float32 calls of a kernel, of one kind for a kernel that takes
+ * one, may run on the GPU: the kernel has an entry that bounds that kind
+ * (a kind with no bound runs on the CPU), or is a view. Where it is placed
+ * still depends on the operands (webgpu_device.ts).
+ *
+ * @param kernel The kernel's name in `Kernels`.
+ * @param kind Its kind, for a kernel that takes one.
+ * @returns Whether such calls may run on the GPU.
+ *
+ * @example Usage
+ * ```ts
+ * import { runsOnGpu } from "./gpu_kernels.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(runsOnGpu("binary", "add"), true);
+ * assertEquals(runsOnGpu("binary", "mod"), false); // on the CPU
+ * assertEquals(runsOnGpu("conv2dTranspose"), false);
+ * assertEquals(runsOnGpu("reshape"), true); // a view
+ * ```
+ */
+export function runsOnGpu(kernel: keyof Kernels, kind?: string): boolean {
+  if (GPU_VIEWS.includes(kernel)) return true;
+  const tolerance = GPU_KERNELS[kernel]?.tolerance;
+  if (tolerance === undefined) return false;
+  return kind === undefined || kind in tolerance;
+}
 
 // Whether a per-dtype table of kinds (GPU_BINARY, GPU_REDUCE) lists `kind`
 // for `dtype`.

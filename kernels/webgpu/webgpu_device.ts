@@ -28,7 +28,8 @@
  * is drawn here (the same counter-based draws as on the CPU), any other on
  * the CPU.
  * A result computed on the GPU stays there as a DeviceTensor; a host
- * tensor's upload is kept with it, so a weight is uploaded once.
+ * tensor's upload is kept with its elements, so a weight (and any reshape
+ * of it) is uploaded once.
  *
  * @module
  */
@@ -92,8 +93,11 @@ export class WebGpuDevice implements Device {
    */
   readonly floatDTypes: readonly DType[];
   readonly #batch: GpuBatch;
-  // The uploads of host tensors, kept as long as the tensor lives.
-  readonly #uploads = new WeakMap<Tensor, GpuTensor>();
+  // The uploads of host tensors, by their elements and kept as long as
+  // those live: a tensor never changes, and a reshape of a host tensor
+  // shares its elements, so a parameter and every view of it (Paddle's
+  // reshape2 of a conv bias to [1, C, 1, 1], run after run) go up once.
+  readonly #uploads = new WeakMap<object, GpuTensor>();
   // Where this device's tensors are, for `readBack`.
   readonly #home: {
     name: string;
@@ -130,11 +134,42 @@ export class WebGpuDevice implements Device {
     this.kernels = this.#table(cpuDevice.kernels);
   }
 
+  /**
+   * How many tensors went to the GPU and how many read-back rounds came
+   * from it since the device was made (a run of a model on the GPU uploads
+   * each parameter once, its feeds, and reads back its fetches in one
+   * round).
+   *
+   * @returns The counts.
+   *
+   * @example Usage
+   * ```ts
+   * import { GpuDevice } from "./gpu_device.ts";
+   * import { WebGpuDevice } from "./webgpu_device.ts";
+   * import { readBack } from "../device_tensor.ts";
+   * import { Tensor } from "../tensor.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const gpu = await GpuDevice.request();
+   * if (gpu instanceof GpuDevice) {
+   *   const device = new WebGpuDevice(gpu);
+   *   const x = Tensor.full([128, 128], "float32", 2);
+   *   const y = device.kernels.binary("add", device.kernels.unary("exp", x), x);
+   *   await readBack([y]);
+   *   assertEquals(device.traffic(), { uploads: 1, readBacks: 1 });
+   *   gpu.destroy();
+   * }
+   * ```
+   */
+  traffic(): { uploads: number; readBacks: number } {
+    return { uploads: this.#batch.uploads, readBacks: this.#batch.readBacks };
+  }
+
   // The CPU's table with each entry of GPU_KERNELS laid over its kernel:
   // a call the entry places here runs on the GPU, unless the GPU cannot
   // take it (#run); every other call, and every kernel without an entry,
-  // runs on the CPU. reshape is no kernel here but a view of a tensor
-  // already on the GPU.
+  // runs on the CPU. reshape (GPU_VIEWS) is no kernel here but a view of a
+  // tensor already on the GPU.
   // The template takes five parameters, the most an entry's kernel has
   // (GpuKernelTable's type allows no more), and passes them on as they
   // come: a rest parameter would build an argument list per call, about a
@@ -236,9 +271,16 @@ export class WebGpuDevice implements Device {
     if (t instanceof DeviceTensor && t.home === this.#home) {
       return t.stored as GpuTensor;
     }
-    let g = this.#uploads.get(t);
-    if (g === undefined) this.#uploads.set(t, g = this.#batch.upload(t));
-    return g;
+    // Another device's tensor has no elements here to key by.
+    const key = t instanceof DeviceTensor ? t : t.data;
+    let g = this.#uploads.get(key);
+    if (g === undefined || g.dtype !== t.dtype) {
+      this.#uploads.set(key, g = this.#batch.upload(t));
+    }
+    return g.shape.length === t.shape.length &&
+        g.shape.every((d, i) => d === t.shape[i])
+      ? g
+      : g.view(t.shape);
   }
 
   async #readBack(tensors: readonly DeviceTensor[]): Promise<void> {

@@ -18,7 +18,8 @@ export type Command =
   | "graph"
   | "vet"
   | "transpile"
-  | "worker";
+  | "worker"
+  | "ops";
 
 /** Every command, in the order `--help` shows them. */
 export const COMMAND_NAMES: readonly Command[] = [
@@ -28,6 +29,7 @@ export const COMMAND_NAMES: readonly Command[] = [
   "vet",
   "transpile",
   "worker",
+  "ops",
 ];
 
 // Each command's usage, as `--help` shows it.
@@ -45,10 +47,12 @@ const USAGE_LINES: Readonly<Record<Command, string>> = {
   worker: "deno run -A mod.ts worker DIR/worker.pb --listen HOST:PORT\n" +
     "                     [--insecure | RILL_TOKEN=…] " +
     "[--tls-cert FILE --tls-key FILE]\n" +
+    "                     [--drain-timeout D] [--health-listen HOST:PORT]\n" +
     "                     [--max-calls N] [--max-call-bytes SIZE] " +
     "[--max-conns N]\n" +
     "                     [--max-conns-per-client N] [--read-timeout D]\n" +
     "                     [--idle-timeout D] [--call-timeout D]",
+  ops: "deno run -A mod.ts ops <program.pb|program.txtpb|MODEL_DIR>",
 };
 
 /** Each command's usage line, for the usage error of a wrong call. */
@@ -62,6 +66,7 @@ export const COMMAND_USAGE: Readonly<Record<Exclude<Command, "run">, string>> =
       "usage: transpile <program.pb|MODEL_DIR> --out-dir DIR [--label-selector S] [--port N]",
     worker:
       "usage: worker <worker.pb> --listen HOST:PORT [limit flags] (see 'help worker')",
+    ops: "usage: ops <program.pb|MODEL_DIR>",
   };
 
 /** A flag: the commands that take it, and its help lines. */
@@ -165,10 +170,41 @@ const FLAGS: readonly FlagHelp[] = [
   },
   {
     flag: "label-selector",
-    commands: ["transpile"],
+    commands: ["run", "transpile"],
     text:
       `  --label-selector S transpile: the master's kube_get_workers_addrs picks
-                     the worker pods with this selector`,
+                     the worker pods with this selector; run: picks them
+                     with this one instead of master.pb's (default
+                     RILL_LABEL_SELECTOR, else master.pb's)`,
+  },
+  {
+    flag: "namespace",
+    commands: RUN,
+    text: `  --namespace NS     the namespace discovery searches (default
+                     RILL_NAMESPACE, else master.pb's, else the pod's own)`,
+  },
+  {
+    flag: "min-workers",
+    commands: RUN,
+    text:
+      `  --min-workers N    discovery starts once N workers are ready (default:
+                     once every matching pod is, and at least one)`,
+  },
+  {
+    flag: "discovery-timeout",
+    commands: RUN,
+    text: `  --discovery-timeout D
+                     how long discovery waits for them, printing
+                     "waiting for workers: …" lines (default 2m)`,
+  },
+  {
+    flag: "dial-by",
+    commands: RUN,
+    text:
+      `  --dial-by ip|dns   dials each discovered worker by its pod IP (default),
+                     or by its DNS name hostname.subdomain.namespace.svc
+                     (a StatefulSet behind a headless Service), which a
+                     TLS certificate can name (default RILL_DIAL_BY)`,
   },
   {
     flag: "port",
@@ -182,7 +218,8 @@ const FLAGS: readonly FlagHelp[] = [
     commands: ["worker"],
     text:
       `  --listen HOST:PORT worker: where to serve (port 0 picks one); prints
-                     "listening on HOST:PORT", then serves until killed;
+                     "listening on HOST:PORT", then serves until SIGTERM,
+                     when it drains (--drain-timeout);
                      refuses a tensor its program does not declare; needs
                      a token in RILL_TOKEN, which every call must carry,
                      unless --insecure`,
@@ -204,6 +241,27 @@ const FLAGS: readonly FlagHelp[] = [
     flag: "tls-key",
     commands: ["worker"],
     text: `  --tls-key FILE     worker: the private key (PEM) of --tls-cert`,
+  },
+  {
+    flag: "drain-timeout",
+    commands: ["worker"],
+    text:
+      `  --drain-timeout D  worker: on SIGTERM, turns NOT_SERVING, refuses new calls
+                     (unavailable) and gives the calls in flight this long
+                     to finish, then exits 0 (default 20s; keep it under
+                     the pod's terminationGracePeriodSeconds)`,
+  },
+  {
+    flag: "health-listen",
+    commands: ["worker"],
+    text: `  --health-listen HOST:PORT
+                     worker: also serves gRPC's grpc.health.v1.Health, and
+                     nothing else, here over plain HTTP/2 and without a
+                     token, from the start (NOT_SERVING until the program
+                     serves and while it drains; service "liveness":
+                     SERVING while the process answers), for the
+                     kubelet's grpc probes when --tls-cert is on; the
+                     worker's own port answers it too`,
   },
   ...WORKER_LIMIT_FLAGS.map(({ flag }): FlagHelp => ({
     flag,
@@ -245,8 +303,8 @@ Exit codes: 0 success, 1 invalid input or usage, 2 panic or deadlock.
 
 const MODEL_DIR =
   `A MODEL_DIR is a directory PaddlePaddle saved: __model__ or one *.pdmodel,
-and the parameters, one file per variable or combined (__params__,
-*.pdiparams).
+or Paddle 3's inference.json (a PIR program, also read as a .json file), and
+the parameters, one file per variable or combined (__params__, *.pdiparams).
 `;
 
 /**

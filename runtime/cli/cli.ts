@@ -4,7 +4,8 @@
  * readable form; `graph <program> [--format svg|dot|mermaid]` draws it;
  * `vet <program>` reports its likely mistakes (exit 1 when there are any);
  * `transpile <program> --out-dir DIR` splits a program into a master and a
- * worker; `worker DIR/worker.pb --listen HOST:PORT` serves the worker.
+ * worker; `worker DIR/worker.pb --listen HOST:PORT` serves the worker;
+ * `ops <program>` lists the op types it uses and where each runs.
  * Exit codes: 0 success; 1 invalid input or usage (one `error:` line, no
  * stack trace, nothing run); 2 a panic or deadlock while running.
  *
@@ -137,6 +138,12 @@ async function runCommand(
   if (command === "graph") return await graphCommand(path, values, io);
   if (command === "vet") return await vetCommand(path, values, io);
   if (command === "transpile") return await transpileCommand(path, values);
+  if (command === "ops") {
+    // The WebGPU kernel table, which says what runs in WGSL, loads only
+    // for this command.
+    const { opsCommand } = await import("./ops_command.ts");
+    return await opsCommand(path, io);
+  }
   if (values.listen === undefined) throw new ProgramError(COMMAND_USAGE.worker);
   return await serveWorkerProgram(path, values, io);
 }

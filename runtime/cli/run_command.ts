@@ -13,6 +13,7 @@ import { typeName } from "../core/dtype_codes.ts";
 import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
+import { processEnv } from "../core/process_env.ts";
 import type { Value } from "../core/value.ts";
 import { varKindOf } from "../core/var_info.ts";
 import { loadModel } from "../format/model_dir.ts";
@@ -29,13 +30,14 @@ import {
   splitPair,
 } from "./_command_line.ts";
 import { traceTarget } from "./trace_flag.ts";
+import { discoveryOverrides } from "./_discovery_flags.ts";
 
 // The CA of --tls-ca, else of the file RILL_TLS_CA names; undefined for
 // plain HTTP/2.
 async function readTlsCa(
   flag: string | undefined,
 ): Promise<string | undefined> {
-  const env = Deno.env.get("RILL_TLS_CA");
+  const env = processEnv().RILL_TLS_CA;
   const [source, file] = flag !== undefined
     ? ["--tls-ca", flag]
     : ["RILL_TLS_CA", env === "" ? undefined : env];
@@ -125,9 +127,10 @@ export async function runProgram(
   }
   const tlsCa = await readTlsCa(values["tls-ca"]);
   const trace = await traceTarget(values.trace, path);
+  const discovery = discoveryOverrides(values, processEnv());
   const executor = new Executor({
     device,
-    cluster: { workerAddrs, tlsCa },
+    cluster: { workerAddrs, tlsCa, discovery },
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,

@@ -1,6 +1,8 @@
 /**
  * The `worker` command: serves a worker program with the limit flags, and
- * checks that no other command is given them.
+ * checks that no other command is given them. On SIGTERM it drains
+ * (`--drain-timeout`); with `--health-listen` it answers gRPC health
+ * checks on a port of their own from the start.
  *
  * @module
  */
@@ -10,13 +12,19 @@ import {
   type DeclaredInput,
   WorkerInputs,
 } from "../cluster/worker_inputs.ts";
+import { parseHostPort } from "../cluster/host_port.ts";
+import { WorkerLifecycle } from "../cluster/worker_lifecycle.ts";
 import {
   DEFAULT_WORKER_LIMITS,
   formatLimit,
+  parseDuration,
   parseWorkerLimits,
   WORKER_LIMIT_FLAGS,
 } from "../cluster/worker_limits.ts";
-import { useWorkerSettings } from "../cluster/worker_settings.ts";
+import {
+  useWorkerSettings,
+  type WorkerSettings,
+} from "../cluster/worker_settings.ts";
 import { resolveToken, TOKEN_ENV } from "../cluster/token.ts";
 import { readAttrs } from "../core/attr_read.ts";
 import { ProgramError } from "../core/errors.ts";
@@ -25,8 +33,25 @@ import { loadModel } from "../format/model_dir.ts";
 import { OPS } from "../ops/mod.ts";
 import { RPC_ENDPOINT, RPC_INPUT_TENSOR } from "../ops/rpc.ts";
 import { Executor } from "../run/executor.ts";
+import { checkParamsDigest } from "../transpile/fingerprint.ts";
 import { WORKER_PARAMS_FILE } from "../transpile/transpile_files.ts";
 import type { CliIO, CliResult, Flags } from "./_command_line.ts";
+import { drainOnSigterm } from "./_drain_on_sigterm.ts";
+
+/**
+ * How long a SIGTERM'd worker lets its calls in flight finish, by
+ * default: under Kubernetes' default terminationGracePeriodSeconds (30),
+ * with time to spare for the exit itself.
+ */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 20_000;
+
+// Computed, not a string literal: the health server imports
+// @connectrpc/*, which must stay out of mod.ts's module graph
+// (runtime/ops/_rpc_modules.ts says why).
+const HEALTH_SERVER_URL = new URL(
+  "../cluster/health_server.ts",
+  import.meta.url,
+);
 
 /**
  * The worker command: runs a worker program, its parameters read from
@@ -35,12 +60,14 @@ import type { CliIO, CliResult, Flags } from "./_command_line.ts";
  * that listen_and_do starts takes the limit flags and refuses any tensor
  * the program's listen_and_do ops do not declare (worker_settings.ts says
  * why these travel process-wide). The flags are checked first: a bad one
- * is an error before anything is read.
+ * is an error before anything is read. A SIGTERM drains the servers and
+ * ends the command with exit 0 and one line on stderr.
  *
  * @param path The worker program.
  * @param values The command line's flags (`--listen` given).
  * @param io Where the program prints.
- * @returns Exit 0 once the program ends.
+ * @returns Exit 0 once the program ends, or once a SIGTERM's drain is
+ * over.
  *
  * @example Usage
  * ```ts
@@ -61,22 +88,52 @@ export async function serveWorkerProgram(
   const listen = values.listen!;
   const limits = parseWorkerLimits(limitFlags(values));
   const tls = await tlsFiles(values);
+  const drainMs = values["drain-timeout"] === undefined
+    ? DEFAULT_DRAIN_TIMEOUT_MS
+    : parseDuration("drain-timeout", values["drain-timeout"]);
+  const healthAt = values["health-listen"] === undefined
+    ? undefined
+    : listenAddress("--health-listen", values["health-listen"]);
   requireToken(values, io);
+  const lifecycle = new WorkerLifecycle();
+  using drain = drainOnSigterm(lifecycle, drainMs, io);
+  await using _health = await serveHealthAt(healthAt, lifecycle, io);
+  const serving = serve(path, listen, io, {
+    limits,
+    tls,
+    lifecycle,
+  });
+  return await Promise.race([serving, drain.stopped]);
+}
+
+// Loads the worker program and runs it with the settings; its
+// listen_and_do servers join `settings.lifecycle`.
+async function serve(
+  path: string,
+  listen: string,
+  io: CliIO,
+  settings: Omit<WorkerSettings, "inputs">,
+): Promise<CliResult> {
   const slash = path.lastIndexOf("/");
   const params = `${path.slice(0, slash + 1)}${WORKER_PARAMS_FILE}`;
   const hasParams = await Deno.stat(params).then((s) => s.isFile, () => false);
   const model = await loadModel(path, {
     params: hasParams ? params : undefined,
   });
+  await checkParamsDigest(
+    model.desc,
+    hasParams
+      ? { path: params, bytes: await Deno.readFile(params) }
+      : undefined,
+  );
   const executor = new Executor({
     device: "cpu",
     cluster: { selfAddr: listen },
     print: (l) => io.stdout(l + "\n"),
   });
   using _settings = useWorkerSettings({
-    limits,
+    ...settings,
     inputs: listenAndDoInputs(model.desc),
-    tls,
   });
   await executor.run(model, { file: model.file });
   return { code: 0 };
@@ -104,6 +161,42 @@ function requireToken(values: Flags, io: CliIO): void {
     `warning: --insecure: no ${TOKEN_ENV}; this worker serves anyone who ` +
       "reaches it\n",
   );
+}
+
+// The health listener of --health-listen, serving from now on; a no-op
+// without the flag. It says where it listens on stderr (stdout's first
+// line is the worker's own address).
+async function serveHealthAt(
+  at: { host: string; port: number } | undefined,
+  lifecycle: WorkerLifecycle,
+  io: CliIO,
+): Promise<AsyncDisposable> {
+  if (at === undefined) return { [Symbol.asyncDispose]: async () => {} };
+  const { serveHealth } = await import(HEALTH_SERVER_URL.href);
+  let server: { addr: string; close(): Promise<void> };
+  try {
+    server = await serveHealth({ ...at, readiness: lifecycle.readiness });
+  } catch (e) {
+    throw new ProgramError(
+      `--health-listen: cannot listen on ${at.host}:${at.port}: ${
+        (e as Error).message
+      }`,
+    );
+  }
+  io.stderr(`health on ${server.addr}\n`);
+  return { [Symbol.asyncDispose]: () => server.close() };
+}
+
+// A listening address whose port may be 0 (pick one).
+function listenAddress(
+  flag: string,
+  text: string,
+): { host: string; port: number } {
+  const any = /:0$/.test(text.trim());
+  const parsed = parseHostPort(any ? `${text.trim().slice(0, -1)}1` : text, {
+    source: flag,
+  });
+  return { host: parsed.host, port: any ? 0 : parsed.port };
 }
 
 // The certificate and key of --tls-cert and --tls-key, read: both or

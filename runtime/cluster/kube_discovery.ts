@@ -3,7 +3,7 @@
  * label selector through the API server, keep the ready ones (see
  * `pod_readiness.ts` for what ready means, how the pod itself is left out
  * and where the port comes from), and wait, up to a deadline, until enough
- * are ready.
+ * are ready, saying what it waits for (`onProgress`) while it waits.
  *
  * This is one `GET /api/v1/namespaces/{ns}/pods?labelSelector=...` with
  * `fetch`, not `@kubernetes/client-node` (83 MB, slow to import). The
@@ -15,6 +15,8 @@
  *
  * @module
  */
+
+import { processEnv } from "../core/process_env.ts";
 
 import { DeadlineReached, listPods, type PodsRequest } from "./_list_pods.ts";
 import { formatHostPort, isDialablePort } from "./host_port.ts";
@@ -56,6 +58,14 @@ export interface KubeDiscoveryOptions {
    */
   portName?: string;
   /**
+   * Dial each worker by its pod IP, or by its DNS name
+   * (`hostname.subdomain.namespace.svc`, a StatefulSet's pods behind a
+   * headless Service), which a TLS certificate can name in advance.
+   *
+   * @default {"ip"}
+   */
+  dialBy?: "ip" | "dns";
+  /**
    * How many ready workers to wait for; once at least this many are ready,
    * all the ready ones are returned.
    *
@@ -65,9 +75,18 @@ export interface KubeDiscoveryOptions {
   /**
    * The deadline for the whole wait, requests included, in milliseconds.
    *
-   * @default {120000}
+   * @default {DEFAULT_DISCOVERY_TIMEOUT_MS} (2 minutes)
    */
   timeoutMs?: number;
+  /**
+   * Told one line, such as `waiting for workers: 1 of 2 ready
+   * (rill-worker-1: ContainersNotReady)`, after each poll that did not find
+   * enough workers and saw something new: not at all when the first poll
+   * finds them.
+   *
+   * @default {undefined} (waits silently)
+   */
+  onProgress?: (line: string) => void;
   /**
    * The time between two polls, in milliseconds.
    *
@@ -108,7 +127,7 @@ export interface KubeDiscoveryOptions {
   /**
    * The environment variables to read.
    *
-   * @default {Deno.env.toObject()}
+   * @default {processEnv()}
    */
   env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -118,6 +137,9 @@ export interface KubeDiscoveryOptions {
    */
   signal?: AbortSignal;
 }
+
+/** How long discovery waits for enough ready workers by default: 2 min. */
+export const DEFAULT_DISCOVERY_TIMEOUT_MS = 120_000;
 
 /**
  * The API server's URL from `KUBERNETES_SERVICE_HOST` and
@@ -176,6 +198,8 @@ export function kubeApiServerUrl(
  * @throws {KubeConnectionError} If TLS fails or the server cannot be reached.
  * @throws {KubeApiError} On another error status, or a body not a PodList.
  * @throws {KubePortError} If a ready pod lacks the named port.
+ * @throws {KubeDnsNameError} If asked for DNS names and a ready pod has
+ * none.
  * @throws {KubeWaitTimeoutError} If too few were ready by the deadline.
  *
  * @example Outside a pod
@@ -195,7 +219,7 @@ export async function discoverKubeWorkers(
   options: KubeDiscoveryOptions = {},
 ): Promise<string[]> {
   const settings = checkedSettings(labelSelector, options);
-  const env = options.env ?? Deno.env.toObject();
+  const env = options.env ?? processEnv();
   const apiServer = (options.apiServer ?? kubeApiServerUrl(env)).replace(
     /\/+$/,
     "",
@@ -206,6 +230,8 @@ export async function discoverKubeWorkers(
   const selection: SelectWorkerPodsOptions = {
     port: options.port,
     portName: options.portName,
+    dialBy: options.dialBy,
+    namespace,
     selfName: excludeSelf
       ? options.selfName ?? (env.POD_NAME || env.HOSTNAME)
       : undefined,
@@ -222,7 +248,7 @@ export async function discoverKubeWorkers(
       namespace,
       labelSelector,
     };
-    return await waitForWorkers(request, selection, settings, options.signal);
+    return await waitForWorkers(request, selection, settings, options);
   } finally {
     client.close();
   }
@@ -232,6 +258,25 @@ interface WaitSettings {
   expected: number | undefined;
   timeoutMs: number;
   pollIntervalMs: number;
+}
+
+// The progress line of a poll that found too few: how many of how many are
+// ready, then why each other pod is not ("not Ready: X" said as X).
+function progressLine(
+  seen: WorkerPodSelection,
+  expected: number | undefined,
+  failure: Error | undefined,
+): string {
+  const wanted = expected ??
+    Math.max(1, seen.ready.length + seen.notReady.length);
+  const pods = seen.notReady.map((p) =>
+    `${p.name}: ${p.reason.replace(/^not Ready: /, "")}`
+  );
+  if (failure !== undefined) {
+    pods.push(`the last poll failed: ${failure.message}`);
+  }
+  const why = pods.length === 0 ? "" : ` (${pods.join(", ")})`;
+  return `waiting for workers: ${seen.ready.length} of ${wanted} ready${why}`;
 }
 
 function checkedSettings(
@@ -245,7 +290,7 @@ function checkedSettings(
     );
   }
   const { expected, port } = options;
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   if (expected !== undefined && !(Number.isInteger(expected) && expected > 0)) {
     throw new RangeError(
@@ -271,8 +316,10 @@ async function waitForWorkers(
   request: PodsRequest,
   selection: SelectWorkerPodsOptions,
   settings: WaitSettings,
-  signal: AbortSignal | undefined,
+  options: Pick<KubeDiscoveryOptions, "signal" | "onProgress">,
 ): Promise<string[]> {
+  const { signal, onProgress } = options;
+  let told = "";
   const started = performance.now();
   const deadline = started + settings.timeoutMs;
   let seen: WorkerPodSelection = { ready: [], notReady: [] };
@@ -292,6 +339,9 @@ async function waitForWorkers(
       if (!isRetryable(e)) throw e;
       lastError = e as Error;
     }
+    const line = progressLine(seen, settings.expected, lastError);
+    if (line !== told) onProgress?.(line);
+    told = line;
     const now = performance.now();
     if (
       lastError instanceof DeadlineReached ||

@@ -301,3 +301,36 @@ export class KubePortError extends KubeDiscoveryError {
     this.portName = portName;
   }
 }
+
+/**
+ * A ready worker pod has no DNS name to dial it by (no `spec.hostname` and
+ * `spec.subdomain`), and discovery was asked for names (`--dial-by dns`):
+ * a deployment mistake that waiting would not fix.
+ *
+ * @example Usage
+ * ```ts
+ * import { KubeDnsNameError } from "./kube_errors.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(new KubeDnsNameError("rill-worker-0").pod, "rill-worker-0");
+ * ```
+ */
+export class KubeDnsNameError extends KubeDiscoveryError {
+  /** The pod's name. */
+  readonly pod: string;
+
+  /**
+   * Makes the error.
+   *
+   * @param pod The pod's name.
+   */
+  constructor(pod: string) {
+    super(
+      `pod "${pod}" has no DNS name (spec.hostname and spec.subdomain): ` +
+        "run the workers as a StatefulSet whose serviceName is a headless " +
+        "Service, or dial them by IP",
+    );
+    this.name = "KubeDnsNameError";
+    this.pod = pod;
+  }
+}

@@ -62,6 +62,10 @@ export interface KubePod {
   spec?: {
     /** Whether the pod uses the node's network (and IP). */
     hostNetwork?: boolean;
+    /** Its host name: a StatefulSet's pod's own name. */
+    hostname?: string;
+    /** The headless Service that gives it a DNS name. */
+    subdomain?: string;
     /** Its containers. */
     containers?: KubeContainer[];
   };

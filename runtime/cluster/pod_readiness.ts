@@ -13,6 +13,11 @@
  * - by IP: `selfIp` (`POD_IP` from the downward API), except for pods on
  *   the host network, which share their node's IP with other pods.
  *
+ * **The host** is the pod's IP, or with `dialBy: "dns"` its DNS name
+ * `hostname.subdomain.namespace.svc`, which a StatefulSet's pods behind a
+ * headless Service have: a static TLS certificate can name them all
+ * (`*.rill-workers.rill.svc`), while pod IPs change with every restart.
+ *
  * **The port** is `port` when given; otherwise each pod's TCP container
  * port named `portName`, so workers may differ and the manifest stays the
  * one place that says which port a worker serves on.
@@ -21,7 +26,7 @@
  */
 
 import { compareAddrs, formatHostPort, isDialablePort } from "./host_port.ts";
-import { KubePortError } from "./kube_errors.ts";
+import { KubeDnsNameError, KubePortError } from "./kube_errors.ts";
 import type { KubePod, KubePodList } from "./pod_list.ts";
 
 /** A pod that matched the selector but is not a ready worker. */
@@ -59,6 +64,20 @@ export interface SelectWorkerPodsOptions {
    * @default {"rill"}
    */
   portName?: string;
+  /**
+   * Dial each pod by its IP, or by its DNS name (`hostname.subdomain.
+   * namespace.svc`).
+   *
+   * @default {"ip"}
+   */
+  dialBy?: "ip" | "dns";
+  /**
+   * The namespace searched, for a pod's DNS name when its metadata lacks
+   * one.
+   *
+   * @default {undefined}
+   */
+  namespace?: string;
 }
 
 /** The outcome of {@linkcode selectWorkerPods}. */
@@ -152,6 +171,8 @@ export function isSelfPod(
  * @param options The calling pod, and the port or port name.
  * @returns The ready addresses, sorted, and the other pods with reasons.
  * @throws {KubePortError} If a ready pod lacks the named port.
+ * @throws {KubeDnsNameError} If asked for DNS names and a ready pod has
+ * none.
  *
  * @example Usage
  * ```ts
@@ -195,13 +216,24 @@ export function selectWorkerPods(
       notReady.push({ name: pod.metadata.name, reason });
       continue;
     }
-    // podProblem() returned undefined, so the pod has an IP.
-    const ip = pod.status?.podIP as string;
-    ready.push(formatHostPort(ip, workerPort(pod, options)));
+    ready.push(
+      formatHostPort(workerHost(pod, options), workerPort(pod, options)),
+    );
   }
   ready.sort(compareAddrs);
   notReady.sort((a, b) => compareAddrs(a.name, b.name));
   return { ready, notReady };
+}
+
+function workerHost(pod: KubePod, options: SelectWorkerPodsOptions): string {
+  // podProblem() returned undefined, so the pod has an IP.
+  if (options.dialBy !== "dns") return pod.status?.podIP as string;
+  const { hostname, subdomain } = pod.spec ?? {};
+  const namespace = pod.metadata.namespace ?? options.namespace;
+  if (!hostname || !subdomain || !namespace) {
+    throw new KubeDnsNameError(pod.metadata.name);
+  }
+  return `${hostname}.${subdomain}.${namespace}.svc`;
 }
 
 function workerPort(pod: KubePod, options: SelectWorkerPodsOptions): number {

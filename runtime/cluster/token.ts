@@ -7,6 +7,8 @@
  * @module
  */
 
+import { processEnv } from "../core/process_env.ts";
+
 /** The environment variable that holds the token. */
 export const TOKEN_ENV = "RILL_TOKEN";
 
@@ -35,7 +37,7 @@ export function resolveToken(
   env: Readonly<Record<string, string | undefined>> | undefined,
 ): string | undefined {
   const token = option ??
-    (env ?? Deno.env.toObject())[TOKEN_ENV];
+    (env ?? processEnv())[TOKEN_ENV];
   if (token === undefined || token === "") return undefined;
   if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(token)) {
     throw new TypeError(

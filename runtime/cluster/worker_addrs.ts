@@ -16,6 +16,7 @@
  */
 
 import { ProgramError } from "../core/errors.ts";
+import { processEnv } from "../core/process_env.ts";
 import {
   formatHostPort,
   HostPortError,
@@ -154,7 +155,7 @@ export interface SelfAddrOptions {
    * The environment variables to read (`POD_IP`, which a pod gets from the
    * downward API: `fieldRef: status.podIP`).
    *
-   * @default {Deno.env.toObject()}
+   * @default {processEnv()}
    */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -179,7 +180,7 @@ export interface SelfAddrOptions {
  * ```
  */
 export function selfAddr(options: SelfAddrOptions = {}): string {
-  const env = options.env ?? Deno.env.toObject();
+  const env = options.env ?? processEnv();
   const podIp = env.POD_IP;
   if (options.addr !== undefined) {
     const { host, port } = parseHostPort(options.addr, {
@@ -258,7 +259,7 @@ export interface ResolveWorkerAddrsOptions extends KubeDiscoveryOptions {
 export async function resolveWorkerAddrs(
   options: ResolveWorkerAddrsOptions = {},
 ): Promise<string[]> {
-  const env = options.env ?? Deno.env.toObject();
+  const env = options.env ?? processEnv();
   if (options.workerAddrs !== undefined) {
     return parseWorkerAddrs(options.workerAddrs, { source: "--worker-addrs" });
   }

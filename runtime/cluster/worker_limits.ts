@@ -285,7 +285,24 @@ const PARSERS: Record<WorkerLimitUnit, (flag: string, text: string) => number> =
     bytes: parseBytes,
   };
 
-function parseDuration(flag: string, text: string): number {
+/**
+ * A duration flag's value in milliseconds: `500ms`, `30s`, `1.5m`, `2h`,
+ * from 1 ms to about 596 h (what a timer can wait).
+ *
+ * @param flag The flag without dashes, for the message.
+ * @param text Its value.
+ * @returns Milliseconds.
+ * @throws {WorkerLimitError} If the text is no such duration.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseDuration } from "./worker_limits.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(parseDuration("drain-timeout", "1.5m"), 90_000);
+ * ```
+ */
+export function parseDuration(flag: string, text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text);
   if (match === null) {
     throw new WorkerLimitError(

@@ -9,7 +9,8 @@
  * Security: binds 127.0.0.1 unless told otherwise; when a token is set
  * (the `token` option, else `RILL_TOKEN`), a call without
  * `authorization: Bearer <token>` is refused with `unauthenticated` before
- * any of its messages is read; every message is limited to `readMaxBytes`;
+ * any of its messages is read, except a call of gRPC's standard health
+ * service (health_service.ts), which tells only whether the worker serves; every message is limited to `readMaxBytes`;
  * a malformed tensor stream is refused with `invalid_argument`. A broken
  * connection ends its calls, and the server carries on.
  *
@@ -24,6 +25,11 @@
  * shape, when the tensor's header arrives, before its bytes are buffered.
  * A call that a deadline ends stops waiting for its handler, which may run
  * on (a green thread cannot be stopped), and its slot is freed.
+ *
+ * Stopping (_server_shutdown.ts): `close()` ends the calls in flight with
+ * `unavailable`; `drain()` first turns the health service NOT_SERVING,
+ * refuses new calls with `unavailable` and lets those in flight finish
+ * within a grace, as a Kubernetes pod does between SIGTERM and SIGKILL.
  *
  * @module
  */
@@ -46,9 +52,13 @@ import { HTTP2_SETTINGS, widenWindow } from "./_http2_settings.ts";
 import { tooManyCalls } from "./_limit_status.ts";
 import { REQUEST_WATCH, RequestWatcher } from "./_request_watch.ts";
 import { type CallConfig, serveCall, statusOf } from "./_serve_call.ts";
+import { type CallStats, ServerShutdown } from "./_server_shutdown.ts";
+import { HEALTH_SERVICE_NAME, routeHealth } from "./health_service.ts";
 import { formatHostPort } from "./host_port.ts";
+import { Readiness } from "./readiness.ts";
 import type { NamedTensors } from "./tensor_parts.ts";
 import type { WorkerInputs } from "./worker_inputs.ts";
+import type { DrainReport } from "./worker_lifecycle.ts";
 import type { WorkerLimits } from "./worker_limits.ts";
 import { workerSettings } from "./worker_settings.ts";
 
@@ -107,7 +117,7 @@ export interface ServeWorkerOptions {
   /**
    * The environment to read `RILL_TOKEN` from.
    *
-   * @default {Deno.env.toObject()}
+   * @default {processEnv()}
    */
   env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -172,18 +182,20 @@ export interface WorkerServer {
    * @returns When everything is closed.
    */
   close(): Promise<void>;
+  /**
+   * Stops serving after the calls in flight: the health service turns
+   * NOT_SERVING and new calls are refused with `unavailable` at once; the
+   * calls in flight get `timeoutMs` to finish and send their replies; then
+   * it closes as {@linkcode WorkerServer.close} does, cutting what is left.
+   *
+   * @param options The grace, in milliseconds.
+   * @returns How many calls finished within the grace, and how many were
+   * cut.
+   */
+  drain(options: { timeoutMs: number }): Promise<DrainReport>;
   /** Same as {@linkcode WorkerServer.close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
-
-/**
- * How long `close()` lets calls send their final status before it cuts
- * their connections.
- */
-const CLOSE_GRACE_MS = 1000;
-
-/** How long a GOAWAY has to close a connection before it is cut. */
-const GOAWAY_GRACE_MS = 1000;
 
 /** The default limit on a request message: 4 MiB. */
 export const DEFAULT_READ_MAX_BYTES = 4 << 20;
@@ -232,8 +244,7 @@ export async function serveWorker(
     inputs: options.inputs ?? settings.inputs,
   };
   const tls = options.tls ?? settings.tls;
-  const shutdown = new AbortController();
-  const stats = { inFlight: 0, served: 0 };
+  const stats: CallStats = { inFlight: 0, served: 0 };
   const http2Options = {
     settings: { ...HTTP2_SETTINGS, maxConcurrentStreams: MAX_STREAMS_PER_CONN },
   };
@@ -241,13 +252,22 @@ export async function serveWorker(
     ? http2.createServer(http2Options)
     : http2.createSecureServer({ ...http2Options, ...tls });
   const guard = new ConnectionGuard(server, config.limits);
+  const shutdown = new ServerShutdown(
+    server,
+    guard,
+    stats,
+    new Readiness(true),
+  );
   const watcher = new RequestWatcher(
     config.limits,
     (session) => guard.refusal(session),
   );
   const checkToken = token === undefined ? undefined : tokenGate(token);
   const adapter = connectNodeAdapter({
-    routes: (router) => route(router, config, stats, shutdown.signal),
+    routes: (router) => {
+      route(router, config, stats, shutdown);
+      routeHealth(router, shutdown.readiness);
+    },
     readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
     // No compression either way: tensor bytes hardly compress, and gzip of
     // a 64 MiB reply costs seconds of CPU, while Connect's default would
@@ -256,27 +276,17 @@ export async function serveWorker(
     shutdownSignal: shutdown.signal,
     contextValues: (req) => watcher.contextValues(req),
     // Before any request message is read: a connection over a cap, then
-    // the token.
+    // the token, which the health service alone does without.
     requestGate: (context) => {
       const refusal = context.values.get(REQUEST_WATCH)?.refusal;
       if (refusal !== undefined) throw refusal;
+      if (context.service.typeName === HEALTH_SERVICE_NAME) return;
       checkToken?.(context);
     },
   });
-  // Responses not yet closed: a call whose handler has returned still has
-  // its reply and status to send, and closing the server before they went
-  // out cuts them off ("Premature close" at the caller).
-  let openResponses = 0;
-  server.on("request", (_request, response) => {
-    openResponses++;
-    response.once("close", () => openResponses--);
-  });
   server.on("request", watcher.listener(adapter));
-  const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session: http2.ServerHttp2Session) => {
-    sessions.add(session);
     widenWindow(session);
-    session.on("close", () => sessions.delete(session));
     // A broken connection ends its calls; it must not end the process.
     session.on("error", () => {});
   });
@@ -289,69 +299,45 @@ export async function serveWorker(
   });
   server.on("error", () => {});
   const port = (server.address() as AddressInfo).port;
-  let closing: Promise<void> | undefined;
-  // Closing runs in this order because each step needs the one before:
-  // 1. handlers' signals abort, so each call ends with `unavailable`, and
-  //    no new connection is taken (one in its handshake is cut);
-  // 2. the calls' replies and statuses go out;
-  // 3. clients hang up on their own (Rill's master closes a connection
-  //    when its last call ends), until the grace period ends;
-  // 4. a connection still open is closed gracefully (a GOAWAY, then the
-  //    socket once its streams end), and what is left after
-  //    GOAWAY_GRACE_MS is cut. Not `session.goaway()`: under Deno 2.9 it
-  //    crashed the process (SIGSEGV) now and then with test modules
-  //    running on parallel threads.
-  // Step 3 is there because a GOAWAY is not harmless under Deno: a
-  // Connect client that gets one just after its streams closed destroys
-  // the connection, and a reply it had received but not yet read fails
-  // with "Premature close".
-  async function closeGracefully(): Promise<void> {
-    shutdown.abort(new ConnectError("the worker is closing", Code.Unavailable));
-    guard.close();
-    const deadline = Date.now() + CLOSE_GRACE_MS;
-    await pollUntil(() => openResponses === 0, deadline);
-    await pollUntil(() => sessions.size === 0, deadline);
-    for (const session of sessions) session.close();
-    await pollUntil(() => sessions.size === 0, Date.now() + GOAWAY_GRACE_MS);
-    for (const session of sessions) session.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-  function close(): Promise<void> {
-    closing ??= closeGracefully();
-    return closing;
-  }
-  return {
+  const close = (): Promise<void> => {
+    leave();
+    return shutdown.close();
+  };
+  const worker: WorkerServer = {
     addr: formatHostPort(host, port),
     tls: tls !== undefined,
     limits: config.limits,
     get callsInFlight(): number {
-      return Math.max(stats.inFlight, openResponses);
+      return Math.max(stats.inFlight, shutdown.openResponses);
     },
     close,
+    drain: ({ timeoutMs }) => {
+      leave();
+      return shutdown.drain(timeoutMs);
+    },
     [Symbol.asyncDispose]: close,
   };
-}
-
-/** How often closing looks at what it waits for. */
-const CLOSE_POLL_MS = 5;
-
-/** Resolves once `done()` holds or `deadline` (epoch ms) has passed. */
-async function pollUntil(done: () => boolean, deadline: number): Promise<void> {
-  while (!done() && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, CLOSE_POLL_MS));
-  }
+  // A worker process's servers drain together on SIGTERM.
+  const leave = settings.lifecycle?.join(worker) ?? (() => {});
+  return worker;
 }
 
 /** Binds the service's methods to the handler. */
 function route(
   router: ConnectRouter,
   config: CallConfig,
-  stats: { inFlight: number; served: number },
-  shutdown: AbortSignal,
+  stats: CallStats,
+  shutdown: ServerShutdown,
 ): void {
   router.service(WorkerService, {
     async *call(requests, context): AsyncGenerator<CallResponse> {
       // Refused before any message is read: nothing of it is buffered.
+      if (shutdown.refusing) {
+        throw new ConnectError(
+          "the worker is draining before it stops: call another",
+          Code.Unavailable,
+        );
+      }
       if (stats.inFlight >= config.limits.maxCalls) {
         throw tooManyCalls(config.limits);
       }
@@ -365,7 +351,9 @@ function route(
       } catch (error) {
         // A call cut short by closing ends with the closing status, whatever
         // its handler threw on the way out.
-        throw shutdown.aborted ? shutdown.reason : statusOf(error, config);
+        throw shutdown.signal.aborted
+          ? shutdown.signal.reason
+          : statusOf(error, config);
       } finally {
         stats.inFlight--;
         stats.served++;
@@ -373,7 +361,7 @@ function route(
     },
     health() {
       return create(HealthResponseSchema, {
-        serving: !shutdown.aborted,
+        serving: !shutdown.refusing,
         callsInFlight: stats.inFlight,
         callsServed: BigInt(stats.served),
       });

@@ -14,6 +14,7 @@
 
 import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from "./worker_limits.ts";
 import type { WorkerInputs } from "./worker_inputs.ts";
+import type { WorkerLifecycle } from "./worker_lifecycle.ts";
 
 /** What a worker process serves with. */
 export interface WorkerSettings {
@@ -31,6 +32,11 @@ export interface WorkerSettings {
    * worker serves.)
    */
   readonly tls?: { readonly cert: string; readonly key: string };
+  /**
+   * The process's lifecycle, which every server joins once it listens, so
+   * that a SIGTERM drains them (the `worker` command's); undefined: none.
+   */
+  readonly lifecycle?: WorkerLifecycle;
 }
 
 // The settings in force. Written only by useWorkerSettings, which restores

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Kernels } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import type { OpRun, PrepareContext, ResumableRun } from "./prepare_context.ts";
 
@@ -270,6 +271,36 @@ export interface LeftOperandRows<A extends AttrSchema = AttrSchema> {
   mixesRows(attrs: AttrValues<A>): string | undefined;
 }
 
+/**
+ * One device kernel an op's run may call: its name in `Kernels`
+ * (kernels/device.ts), and for a kernel that takes a kind first (`binary`,
+ * `unary`, `reduce`, `activation`, …) the kinds the op passes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { KernelUse } from "./op_def.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const uses: KernelUse[] = ["matmul", { kernel: "binary", kinds: ["add"] }];
+ * assertEquals(uses.length, 2);
+ * ```
+ */
+export type KernelUse = {
+  [K in keyof Kernels]: Parameters<Kernels[K]>[0] extends
+    infer Kind extends string
+    ? { readonly kernel: K; readonly kinds: readonly Kind[] }
+    : K;
+}[keyof Kernels];
+
+/**
+ * What an op computes its tensors with, for where it runs
+ * (runtime/ops/op_devices.ts): the device kernels its run may call, or
+ * `"own"` for an op that computes its tensors in its own code, on the CPU
+ * (`rnn`). An op without one calls no kernel: it moves values, runs
+ * blocks, or does I/O, on the host.
+ */
+export type OpKernels = readonly KernelUse[] | "own";
+
 /** An op definition: the one place its slots, attributes and code live. */
 export interface OpDef<A extends AttrSchema = AttrSchema> {
   /** The op type as programs spell it (`elementwise_add`). */
@@ -306,6 +337,14 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
    * Absent: `X` and `Y`.
    */
   readonly productSlots?: readonly [left: string, right: string];
+  /**
+   * The device kernels the op's run may call (see {@linkcode OpKernels});
+   * absent: none, a host op. Which devices run the op is derived from
+   * these and the WebGPU kernel table (runtime/ops/op_devices.ts); a test
+   * runs the op cases and the real models on a recording device and fails
+   * when an op calls a kernel it does not declare.
+   */
+  readonly kernels?: OpKernels;
   /** Extra static checks of attribute values; throws an `Error` saying what is wrong. */
   check?(attrs: AttrValues<A>, ctx: CheckContext): void;
   /**

@@ -47,6 +47,36 @@ export interface ClusterSettings {
    * certificates must chain to; set, the run's `send` and `recv` use TLS.
    */
   readonly tlsCa?: string;
+  /**
+   * How `kube_get_workers_addrs` discovers workers in Kubernetes, where
+   * the run says otherwise than the op's attributes.
+   */
+  readonly discovery?: DiscoveryOverrides;
+}
+
+/**
+ * A run's say on Kubernetes discovery (`--label-selector`, `--namespace`,
+ * `--min-workers`, `--discovery-timeout`, `--dial-by`,
+ * `RILL_LABEL_SELECTOR`, `RILL_NAMESPACE`, `RILL_DIAL_BY`): each field
+ * given wins over the op's attribute or the default. Plain data, as all
+ * of ClusterSettings: a pooled run copies it to its Web Workers.
+ */
+export interface DiscoveryOverrides {
+  /** The worker pods' label selector. */
+  readonly labelSelector?: string;
+  /** The namespace to search. */
+  readonly namespace?: string;
+  /** Enough ready workers to start with; default: every matching pod. */
+  readonly minWorkers?: number;
+  /** How long to wait for them, in milliseconds. */
+  readonly timeoutMs?: number;
+  /** Dial workers by pod IP (the default) or by their DNS names. */
+  readonly dialBy?: "ip" | "dns";
+  /**
+   * Whether to print a line to stderr on each change while it waits
+   * (`waiting for workers: 1 of 2 ready (…)`).
+   */
+  readonly progress?: boolean;
 }
 
 /**

@@ -2,8 +2,12 @@
  * Model directories, as PaddlePaddle saves them: the program and its
  * parameters, read and checked before anything runs.
  *
- * - The program is `__model__` (Fluid 1.x's `save_inference_model`) or the
- *   directory's one `*.pdmodel` (Paddle 2.x).
+ * - The program is `__model__` (Fluid 1.x's `save_inference_model`), the
+ *   directory's one `*.pdmodel` (Paddle 2.x), or else its PIR program
+ *   (Paddle 3.x): the one `*.json` with a `.pdiparams` of the same stem,
+ *   else `inference.json`. A PIR program's parameters are its `p` ops,
+ *   which the conversion declares as persistable variables, so they are
+ *   read and checked exactly as a `.pdmodel`'s.
  * - The parameters are the program's persistable block-0 variables, the
  *   FEED_MINIBATCH and FETCH_LIST lists left out, as Paddle's
  *   `is_persistable` leaves them out. They come from one combined file
@@ -200,14 +204,11 @@ export async function findModelFiles(
       },
     );
   }
-  const programs = names.filter((n) =>
-    n === "__model__" || /\.pdmodel$/.test(n)
-  )
-    .sort();
+  const programs = programFiles(names);
   if (programs.length !== 1) {
     throw new ProgramError(
       programs.length === 0
-        ? "no __model__ or *.pdmodel file in the model directory"
+        ? "no __model__, *.pdmodel or inference.json file in the model directory"
         : `more than one program in the model directory: ${
           programs.join(", ")
         }`,
@@ -215,7 +216,9 @@ export async function findModelFiles(
     );
   }
   const program = programs[0];
-  const stem = program === "__model__" ? undefined : program.slice(0, -8);
+  const stem = program === "__model__"
+    ? undefined
+    : program.replace(/\.(pdmodel|json)$/, "");
   const pdiparams = names.filter((n) => n.endsWith(".pdiparams"));
   const params = program === "__model__"
     ? names.find((n) => n === "__params__")
@@ -225,6 +228,20 @@ export async function findModelFiles(
     program: `${dir}/${program}`,
     params: params === undefined ? undefined : `${dir}/${params}`,
   };
+}
+
+// The programs among a directory's file names: `__model__` and `*.pdmodel`,
+// else the PIR programs (a `.json` beside its `.pdiparams`, or
+// `inference.json`), in name order.
+function programFiles(names: readonly string[]): string[] {
+  const programs = names.filter((n) =>
+    n === "__model__" || /\.pdmodel$/.test(n)
+  );
+  if (programs.length > 0) return programs.sort();
+  return names.filter((n) =>
+    n === "inference.json" ||
+    (/\.json$/.test(n) && names.includes(n.replace(/\.json$/, ".pdiparams")))
+  ).sort();
 }
 
 async function readBytes(

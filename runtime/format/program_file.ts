@@ -1,6 +1,8 @@
 /**
  * Reading and writing program files: `.pb` (protobuf binary) and `.txtpb`
- * (protobuf text format). Every failure is a `ProgramError` whose one-line
+ * (protobuf text format), and reading Paddle 3's PIR programs (`.json`, or
+ * any file whose first non-blank byte is `{`), converted to a `ProgramDesc`
+ * (`pir_to_program.ts`). Every failure is a `ProgramError` whose one-line
  * message names the file and what is wrong with it.
  *
  * @module
@@ -14,6 +16,8 @@ import { compactFromBinary } from "./compact_from_binary.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
 import { fromText, toText } from "@bufbuild/protobuf/txtpb";
+import { decodePirProgram } from "./pir_program.ts";
+import { pirToProgram } from "./pir_to_program.ts";
 
 function firstLine(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split("\n")[0];
@@ -111,7 +115,21 @@ function isText(path: string): boolean {
 }
 
 /**
- * Decodes program bytes: text format for a `.txtpb` path, else binary.
+ * Whether a program file is PIR JSON: a `.json` path, or bytes whose first
+ * non-blank byte is `{` (a `ProgramDesc` begins with a field tag, never
+ * with 0x7b, which would be field 15's group).
+ */
+function isPir(bytes: Uint8Array, path: string): boolean {
+  if (/\.json$/i.test(path)) return true;
+  for (const b of bytes) {
+    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return b === 0x7b;
+  }
+  return false;
+}
+
+/**
+ * Decodes program bytes: text format for a `.txtpb` path, PIR JSON for a
+ * `.json` path or bytes that begin with `{`, else binary.
  *
  * @param bytes The file's contents.
  * @param path The file's path (its extension picks the format).
@@ -127,6 +145,10 @@ function isText(path: string): boolean {
  */
 export function decodeProgram(bytes: Uint8Array, path: string): ProgramDesc {
   let program: ProgramDesc;
+  if (!isText(path) && isPir(bytes, path)) {
+    const text = new TextDecoder().decode(bytes);
+    return pirToProgram(decodePirProgram(text, path), { file: path });
+  }
   if (isText(path)) {
     let text: string;
     try {

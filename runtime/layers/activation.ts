@@ -1,6 +1,7 @@
 /**
  * Builders for Paddle's activations and math ops: `gelu`, `swish`,
- * `hard_swish`, `hard_sigmoid`, `leaky_relu`, `relu6`, `elu`, `clip`,
+ * `hard_swish`, `hard_sigmoid`, `leaky_relu`, `relu6`, `elu`,
+ * `thresholded_relu`, `clip`,
  * `pow`, `log_softmax`, `dropout`. Each option left out is left out of the
  * op, which then takes Paddle's default.
  *
@@ -220,6 +221,43 @@ export function relu6(x: Variable, options: Relu6Options = {}): Variable {
  */
 export function elu(x: Variable, options: AlphaOptions = {}): Variable {
   return out1("elu", { X: x }, { alpha: options.alpha }, options);
+}
+
+/** Options of {@linkcode thresholdedRelu}. */
+export interface ThresholdedReluOptions extends OutOptions {
+  /** `threshold`: the bound an element must exceed to pass. @default {1} */
+  threshold?: number;
+  /** `value`: what replaces the others. @default {0} */
+  value?: number;
+}
+
+/**
+ * `thresholded_relu`: `x` where above `threshold`, else `value`.
+ *
+ * @param x The input.
+ * @param options The threshold, the replacement and where to write.
+ * @returns The `Out` variable.
+ *
+ * @example Usage
+ * ```ts
+ * import { assignValue, Executor, print, Program, thresholdedRelu } from "../../mod.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = new Program();
+ * p.guard(() => print(thresholdedRelu(assignValue([0.5, 1, 2])), { message: "y" }));
+ * const lines: string[] = [];
+ * await new Executor({ print: (l) => lines.push(l) }).run(p);
+ * assertEquals(lines, ["y [0, 0, 2]"]);
+ * ```
+ */
+export function thresholdedRelu(
+  x: Variable,
+  options: ThresholdedReluOptions = {},
+): Variable {
+  return out1("thresholded_relu", { X: x }, {
+    threshold: options.threshold,
+    value: options.value,
+  }, options);
 }
 
 /**

@@ -9,7 +9,8 @@ import { defaultProgram, type Variable } from "../build/program.ts";
  * `print`: writes `<message> <value>` when the op runs.
  *
  * @param x The variable to show.
- * @param options The message.
+ * @param options The message, and `summarize`: the most elements of a
+ * tensor to show (its first ones, flat, then `...`; default -1: all).
  *
  * @example Usage
  * ```ts
@@ -21,10 +22,13 @@ import { defaultProgram, type Variable } from "../build/program.ts";
  * assertEquals(p.desc.blocks[0].ops[1].type, "print");
  * ```
  */
-export function print(x: Variable, options: { message?: string } = {}): void {
+export function print(
+  x: Variable,
+  options: { message?: string; summarize?: number } = {},
+): void {
   defaultProgram().currentBlock.appendOp({
     type: "print",
     inputs: { In: x },
-    attrs: { message: options.message },
+    attrs: { message: options.message, summarize: options.summarize },
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Paddle's activations and elementwise math beyond Fluid's: `gelu`,
  * `swish`, `hard_swish`, `hard_sigmoid`, `leaky_relu`, `relu6`, `elu`,
- * `clip`, `pow`, `log_softmax` and `dropout`, with the slots, attributes
+ * `thresholded_relu`, `clip`, `pow`, `log_softmax` and `dropout`, with the slots, attributes
  * and defaults of Paddle 2.x's OpMakers. The parameterized activations are
  * one kernel (`activation`) whose parameters are the ops' attributes of
  * the same names (`ACTIVATION_PARAMS`).
@@ -47,6 +47,7 @@ function parameterized<const A extends Record<string, AttrSpec<"float">>>(
         x,
         names.map((n) => (a as Record<string, number>)[n]),
       ),
+    kernels: [{ kernel: "activation", kinds: [kind] }],
     infer: sameAs,
     rows: "elementwise",
   });
@@ -54,6 +55,7 @@ function parameterized<const A extends Record<string, AttrSpec<"float">>>(
 
 const gelu = unaryKernelOp({
   type: "gelu",
+  kernels: [{ kernel: "activation", kinds: ["gelu", "gelu_tanh"] }],
   summary:
     "Out = 0.5·X·(1 + erf(X/√2)), or with approximate 0.5·X·(1 + tanh(√(2/π)(X + 0.044715X³))); gelu(-inf) is NaN, as in Paddle",
   attrs: { approximate: attr.bool(false) },
@@ -67,6 +69,7 @@ const gelu = unaryKernelOp({
 // tensors (shape [1]) take precedence over them.
 const clip = defineOp({
   type: "clip",
+  kernels: [{ kernel: "activation", kinds: ["clip"] }],
   summary:
     "Out = X clamped to [min, max] (Min/Max tensors take precedence); NaN passes through",
   inputs: {
@@ -113,10 +116,24 @@ function scalarOf(t: Tensor, slotName: string): number {
   return Number(t.item(0));
 }
 
+// One rank-0 float32 tensor per factor, for every pow op and every run:
+// the GPU device keeps an upload with the tensor's elements, and a program
+// is prepared anew for each run. Programs use few distinct factors.
+const FACTORS = new Map<number, Tensor>();
+
+function float32Factor(value: number): Tensor {
+  let t = FACTORS.get(value);
+  if (t === undefined) {
+    FACTORS.set(value, t = Tensor.fromArray([value], "float32", []));
+  }
+  return t;
+}
+
 // Paddle's PowOpMaker: factor 1; FactorTensor ([1], float32) takes
 // precedence. X ** factor in X's dtype (an integer X truncates the factor).
 const pow = defineOp({
   type: "pow",
+  kernels: ["cast", { kernel: "binary", kinds: ["pow"] }],
   summary:
     "Out = X ** factor in X's dtype (FactorTensor, shape [1], takes precedence)",
   inputs: { X: slot.tensor(), FactorTensor: slot.tensor({ optional: true }) },
@@ -128,9 +145,9 @@ const pow = defineOp({
     const x = ctx.input("X");
     const factorTensor = ctx.optionalInput("FactorTensor");
     const out = ctx.output("Out");
-    // The factor as a rank-0 tensor of X's dtype, made once per dtype (so
-    // a GPU device uploads it once).
-    let factor = Tensor.fromArray([ctx.attrs.factor], "float32", []);
+    // The factor as a rank-0 tensor of X's dtype, made once per dtype and,
+    // in float32, shared by every run (so a GPU device uploads it once).
+    let factor = float32Factor(ctx.attrs.factor);
     return (scope, thread) => {
       const t = x.tensor(scope);
       const kernels = thread.run.device.kernels;
@@ -178,6 +195,15 @@ type DropoutAttrs = {
 // else the running thread's stream.
 const dropout = defineOp({
   type: "dropout",
+  kernels: [
+    "scale",
+    // training only: a mask drawn and applied
+    "uniformRandom",
+    { kernel: "compare", kinds: ["greater_equal"] },
+    { kernel: "binary", kinds: ["mul", "div"] },
+    "cast",
+    "fill",
+  ],
   summary:
     "Out = X with elements dropped at dropout_prob in training; at inference (is_test) X·(1-p) for downgrade_in_infer, X for upscale_in_train",
   inputs: { X: slot.tensor(), Seed: slot.tensor({ optional: true }) },
@@ -316,10 +342,20 @@ export const ACTIVATION_OPS: readonly OpDef[] = [
   parameterized("elu", "Out = X if X >= 0, else alpha·(e^X - 1)", {
     alpha: attr.float(1),
   }),
+  parameterized(
+    "thresholded_relu",
+    "Out = X if X > threshold, else value (Paddle 3's value; 0 before)",
+    { threshold: attr.float(1), value: attr.float(0) },
+  ),
   clip,
   pow,
   unaryKernelOp({
     type: "log_softmax",
+    kernels: [
+      { kernel: "binary", kinds: ["sub"] },
+      { kernel: "reduce", kinds: ["max", "sum"] },
+      { kernel: "unary", kinds: ["exp", "log"] },
+    ],
     summary: "Out = log(softmax(X)) along axis, as X - max - log Σ e^(X - max)",
     attrs: { axis: attr.int(-1) },
     compute: (device, x, a) => logSoftmax(device, x, a.axis),

@@ -91,6 +91,7 @@ const arrayLength = defineOp({
 
 const splitToArray = defineOp({
   type: "split_to_array",
+  kernels: ["splitNearEqual"],
   summary: "Out = X cut along axis into Num near-equal chunks",
   inputs: { X: slot.tensor(), Num: slot.tensor() },
   outputs: { Out: slot.array() },
@@ -115,6 +116,7 @@ const splitToArray = defineOp({
 
 const arrayToTensor = defineOp({
   type: "array_to_tensor",
+  kernels: ["stack", "concat"],
   summary: "Out = X's tensors concatenated (or stacked) along axis",
   inputs: { X: slot.array() },
   outputs: { Out: slot.tensor(), OutIndex: slot.tensor({ optional: true }) },

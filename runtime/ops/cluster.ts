@@ -27,18 +27,30 @@ const kubeGetWorkersAddrs = defineOp({
     const a = ctx.attrs;
     return async (scope, thread) => {
       const cluster = thread.run.cluster;
+      // The run's flags win over what transpile baked into the op.
+      const asked = cluster?.discovery ?? {};
       const addrs = await resolveWorkerAddrs({
         workerAddrs: cluster?.workerAddrs,
-        labelSelector: a.label_selector || undefined,
-        namespace: a.namespace || undefined,
+        labelSelector: asked.labelSelector ?? (a.label_selector || undefined),
+        namespace: asked.namespace ?? (a.namespace || undefined),
         port: a.port > 0 ? a.port : undefined,
         excludeSelf: a.exclude_self,
         env: cluster?.env,
+        expected: asked.minWorkers,
+        timeoutMs: asked.timeoutMs,
+        onProgress: asked.progress ? sayProgress : undefined,
+        dialBy: asked.dialBy,
       });
       out.write(scope, addrs);
     };
   },
 });
+
+// Discovery's progress goes to stderr, beside errors, from whichever
+// thread the op runs on: a run's output (stdout) stays the program's.
+function sayProgress(line: string): void {
+  console.error(line);
+}
 
 const selfAddrOp = defineOp({
   type: "self_addr",

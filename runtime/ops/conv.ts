@@ -87,6 +87,7 @@ function convOp<A extends ConvAttrs>(
     },
     outputs: { Output: slot.tensor() },
     attrs,
+    kernels: [transposed ? "conv2dTranspose" : "conv2d"],
     check(a, ctx) {
       checkLayout("data_format", a.data_format);
       checkWindowAttrs(a, { dilations: a.dilations });

@@ -142,6 +142,7 @@ function readCsvRows(
 
 const read = defineOp({
   type: "read",
+  kernels: ["slice"],
   summary:
     "Out = rows [Start, Start+Count) of a .npy or CSV file; Rows = its row count",
   inputs: {

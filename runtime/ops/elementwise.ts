@@ -21,6 +21,7 @@ function arithmetic(kind: BinaryKind, summary: string): OpDef {
     summary,
     attrs: { axis: attr.int(-1) },
     compute: (device, x, y, a) => device.kernels.binary(kind, x, y, a.axis),
+    kernels: [{ kernel: "binary", kinds: [kind] }],
     infer: (x, y, a) => broadcastRule(x, y, a.axis),
     rows: "broadcast",
   });
@@ -32,6 +33,7 @@ function comparison(kind: CompareKind, summary: string): OpDef {
     summary,
     attrs: { axis: attr.int(-1) },
     compute: (device, x, y, a) => device.kernels.compare(kind, x, y, a.axis),
+    kernels: [{ kernel: "compare", kinds: [kind] }],
     infer: (x, y, a) => broadcastRule(x, y, a.axis, "bool"),
   });
 }
@@ -42,6 +44,7 @@ function logical(kind: LogicalKind): OpDef {
     summary: `Out = X ${kind} Y, elementwise on bools`,
     attrs: {},
     compute: (device, x, y) => device.kernels.logical(kind, x, y),
+    kernels: [{ kernel: "logical", kinds: [kind] }],
     infer: (x, y) => broadcastRule(x, y, -1, "bool"),
   });
 }
@@ -52,6 +55,7 @@ function activation(kind: UnaryKind, summary: string): OpDef {
     summary,
     attrs: {},
     compute: (device, x) => device.kernels.unary(kind, x),
+    kernels: [{ kernel: "unary", kinds: [kind] }],
     infer: sameAs,
     rows: "elementwise",
   });
@@ -92,6 +96,7 @@ export const ELEMENTWISE_OPS: readonly OpDef[] = [
     summary: "Out = !X",
     attrs: {},
     compute: (device, x) => device.kernels.logicalNot(x),
+    kernels: ["logicalNot"],
     infer: (x) => ({ ...x, dtype: "bool" }),
   }),
   activation("relu", "Out = max(X, 0)"),
@@ -118,6 +123,7 @@ export const ELEMENTWISE_OPS: readonly OpDef[] = [
     },
     compute: (device, x, a) =>
       device.kernels.scale(x, a.scale, a.bias, a.bias_after_scale),
+    kernels: ["scale"],
     infer: sameAs,
     rows: "elementwise",
   }),

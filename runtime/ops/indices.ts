@@ -52,6 +52,7 @@ function argMaxDims(
 // Paddle's ArgMaxOpMaker: axis (int64) has no default.
 const argMax = defineOp({
   type: "arg_max",
+  kernels: ["reshape", "argMax"],
   summary:
     "Out = the position of the first largest element of X along axis (of all of X with flatten); int64 unless dtype is INT32 (2); no dim left gives [1]",
   inputs: { X: slot.tensor() },
@@ -117,6 +118,7 @@ function topKType(
 // Paddle's TopkV2OpMaker: the K tensor takes precedence over k.
 const topKV2 = defineOp({
   type: "top_k_v2",
+  kernels: ["topK"],
   summary:
     "Out, Indices = the k largest (or smallest) elements of X along axis, sorted, and their int64 positions (K overrides k)",
   inputs: { X: slot.tensor(), K: slot.tensor({ optional: true }) },
@@ -156,6 +158,7 @@ const topKV2 = defineOp({
 // new dim is appended (one_hot v1 replaced a last dim of 1).
 const oneHotV2 = defineOp({
   type: "one_hot_v2",
+  kernels: ["oneHot"],
   summary:
     "Out = one-hot rows of depth for X's integer positions, as a new last dim (depth_tensor overrides depth)",
   inputs: { X: slot.tensor(), depth_tensor: slot.tensor({ optional: true }) },

@@ -15,6 +15,7 @@ import {
   type InferContext,
   type InferredType,
   type OpDef,
+  type OpKernels,
   type RowRule,
   slot,
 } from "../core/op_def.ts";
@@ -29,6 +30,8 @@ export interface UnaryKernelOpSpec<A extends AttrSchema> {
   attrs: A;
   /** The kernel call. */
   compute: (device: Device, x: Tensor, attrs: AttrValues<A>) => Tensor;
+  /** The kernels `compute` may call; see `OpDef.kernels`. */
+  kernels: OpKernels;
   /** The static type of `Out`; absent: unknown. */
   infer?: (x: InferredType, attrs: AttrValues<A>) => InferredType;
   /** How it treats the data input's rows; absent: it mixes them. */
@@ -53,6 +56,7 @@ export interface UnaryKernelOpSpec<A extends AttrSchema> {
  *   summary: "max(x, 0)",
  *   attrs: {},
  *   compute: (device, x) => device.kernels.unary("relu", x),
+ *   kernels: [{ kernel: "unary", kinds: ["relu"] }],
  * });
  * assertEquals(Object.keys(relu.inputs), ["X"]);
  * ```
@@ -68,6 +72,7 @@ export function unaryKernelOp<const A extends AttrSchema>(
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
     rows: spec.rows,
+    kernels: spec.kernels,
     check: spec.check,
     infer: infer && ((ctx: InferContext<A>) => ({
       Out: infer(ctx.inputs("X")[0], ctx.attrs),
@@ -98,6 +103,8 @@ export interface BinaryKernelOpSpec<A extends AttrSchema> {
     y: Tensor,
     attrs: AttrValues<A>,
   ) => Tensor;
+  /** The kernels `compute` may call; see `OpDef.kernels`. */
+  kernels: OpKernels;
   /** The static type of `Out`; throws on a mismatch known statically. */
   infer?: (
     x: InferredType,
@@ -126,6 +133,7 @@ export interface BinaryKernelOpSpec<A extends AttrSchema> {
  *   summary: "x + y",
  *   attrs: {},
  *   compute: (device, x, y) => device.kernels.binary("add", x, y, -1),
+ *   kernels: [{ kernel: "binary", kinds: ["add"] }],
  * });
  * assertEquals(Object.keys(add.inputs), ["X", "Y"]);
  * ```
@@ -141,6 +149,7 @@ export function binaryKernelOp<const A extends AttrSchema>(
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
     rows: spec.rows,
+    kernels: spec.kernels,
     poolWorthy: spec.poolWorthy,
     infer: infer && ((ctx: InferContext<A>) => ({
       Out: infer(ctx.inputs("X")[0], ctx.inputs("Y")[0], ctx.attrs),

@@ -86,6 +86,7 @@ function channelsOf(x: VarInfo | undefined, last: boolean): number {
 
 const batchNorm = defineOp({
   type: "batch_norm",
+  kernels: ["batchNorm"],
   summary:
     "Y = (X − Mean) / sqrt(Variance + epsilon) · Scale + Bias per channel (inference)",
   inputs: {
@@ -195,6 +196,7 @@ function writeAll(
 
 const layerNorm = defineOp({
   type: "layer_norm",
+  kernels: ["layerNorm"],
   summary:
     "Y = X normalized over the dims from begin_norm_axis, · Scale + Bias",
   inputs: { X: slot.tensor(), ...AFFINE },
@@ -249,6 +251,7 @@ const layerNorm = defineOp({
 
 const instanceNorm = defineOp({
   type: "instance_norm",
+  kernels: ["instanceNorm"],
   summary: "Y = each image's channels normalized apart, · Scale + Bias",
   inputs: { X: slot.tensor(), ...AFFINE },
   outputs: {
@@ -291,6 +294,7 @@ const instanceNorm = defineOp({
 
 const groupNorm = defineOp({
   type: "group_norm",
+  kernels: ["groupNorm"],
   summary: "Y = each image's channel groups normalized apart, · Scale + Bias",
   inputs: { X: slot.tensor(), ...AFFINE },
   outputs: {

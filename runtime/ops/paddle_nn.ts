@@ -72,6 +72,11 @@ function fcType(
 // quantization switches are extra attributes (core/paddle_extra_attrs.ts).
 const fc = defineOp({
   type: "fc",
+  kernels: [
+    "mul2d",
+    { kernel: "binary", kinds: ["add"] },
+    { kernel: "unary", kinds: ["relu"] },
+  ],
   summary:
     "Out = Input flattened at in_num_col_dims × W + Bias, then relu if activation_type is relu; Out is Input's leading dims and W's columns",
   inputs: {
@@ -208,6 +213,7 @@ function lookUp(
 // attributes are extra attributes (core/paddle_extra_attrs.ts).
 const lookupTableV2 = defineOp({
   type: "lookup_table_v2",
+  kernels: ["gather", "fill", "concat", "reshape"],
   summary:
     "Out = the rows of W [vocab, dim] at Ids (int64 or int32, any shape), shape Ids' dims and dim; ids equal to padding_idx (-1: none; other negatives count from vocab's end) give zeros; an id outside [0, vocab) panics",
   inputs: { W: slot.tensor(), Ids: slot.tensor() },

@@ -143,6 +143,7 @@ function reshape2Dims(
 
 const reshape2 = defineOp({
   type: "reshape2",
+  kernels: ["reshape"],
   summary:
     "Out = X with a new shape: 0 copies X's dim, one -1 infers; ShapeTensor, then Shape, take precedence over the attribute",
   inputs: {
@@ -215,6 +216,7 @@ function transposeDims(
 // Paddle's Transpose2OpMaker: axis has no default.
 const transpose2 = defineOp({
   type: "transpose2",
+  kernels: ["transpose"],
   summary: "Out = X with its dims permuted: Out's dim i is X's dim axis[i]",
   inputs: { X: slot.tensor() },
   outputs: { Out: slot.tensor(), XShape: slot.tensor({ optional: true }) },
@@ -265,6 +267,7 @@ function squeezedDims(
 
 const squeeze2 = defineOp({
   type: "squeeze2",
+  kernels: ["reshape"],
   summary:
     "Out = X without the dims of 1 that axes lists (every one without axes); a listed dim other than 1 stays",
   inputs: { X: slot.tensor() },
@@ -313,6 +316,7 @@ function unsqueezedDims(
 // Paddle reads AxesTensorList, then AxesTensor, only when `axes` is empty.
 const unsqueeze2 = defineOp({
   type: "unsqueeze2",
+  kernels: ["reshape"],
   summary:
     "Out = X with a dim of 1 inserted at each of axes in turn (AxesTensorList, then AxesTensor, when axes is empty)",
   inputs: {
@@ -380,6 +384,7 @@ function flattenedDims(
 
 const flattenContiguousRange = defineOp({
   type: "flatten_contiguous_range",
+  kernels: ["reshape"],
   summary:
     "Out = X with dims start_axis..stop_axis (inclusive) merged into one; rank 0 gives [1]",
   inputs: { X: slot.tensor() },
@@ -436,6 +441,7 @@ function stackedType(
 // Paddle's StackOpMaker: its output is Y.
 const stack = defineOp({
   type: "stack",
+  kernels: ["stack"],
   summary: "Y = every X (one shape) joined along a new axis",
   inputs: { X: slot.tensor({ duplicable: true }) },
   outputs: { Y: slot.tensor() },
@@ -480,6 +486,7 @@ function unstackLayout(
 // Paddle's UnStackOpMaker: num has no default and must be positive.
 const unstack = defineOp({
   type: "unstack",
+  kernels: ["split", "reshape"],
   summary: "Y = X cut along axis into num tensors, without that axis",
   inputs: { X: slot.tensor() },
   outputs: { Y: slot.tensor({ duplicable: true }) },
@@ -543,6 +550,7 @@ function expandedDims(
 
 const expandV2 = defineOp({
   type: "expand_v2",
+  kernels: ["broadcastTo"],
   summary:
     "Out = X repeated to shape (-1 keeps X's dim; dims of 1 repeat); Shape, then expand_shapes_tensor, take precedence",
   inputs: {
@@ -625,6 +633,7 @@ function batchSizeLikeDims(
 
 const fillConstantBatchSizeLike = defineOp({
   type: "fill_constant_batch_size_like",
+  kernels: ["fill"],
   summary:
     "Out = a tensor of shape, its output_dim_idx dim taken from Input's input_dim_idx dim, filled with value (or str_value)",
   inputs: { Input: slot.tensor() },
@@ -736,6 +745,7 @@ function pixelShuffle(
 
 const pixelShuffleOp = defineOp({
   type: "pixel_shuffle",
+  kernels: ["reshape", "transpose"],
   summary:
     "Out = X's channels moved into upscale_factor × upscale_factor blocks of pixels (NCHW, or NHWC; AnyLayout is NCHW)",
   inputs: { X: slot.tensor() },

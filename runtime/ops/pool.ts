@@ -95,6 +95,7 @@ function poolRule(x: VarInfo | undefined, a: PoolAttrs): InferredType {
 
 const pool2d = defineOp({
   type: "pool2d",
+  kernels: [{ kernel: "pool2d", kinds: ["max", "avg"] }],
   summary: "Out = the max or average of X over windows (global, adaptive)",
   inputs: { X: slot.tensor() },
   outputs: { Out: slot.tensor() },

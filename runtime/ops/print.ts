@@ -5,15 +5,18 @@
  */
 import { formatStrings, formatTensor } from "../../kernels/tensor_format.ts";
 import { Tensor } from "../../kernels/tensor.ts";
+import { AttrError } from "../core/attr_read.ts";
 import { attr, defineOp, type OpDef, slot } from "../core/op_def.ts";
 import { TensorArray, type Value } from "../core/value.ts";
 
 /**
  * A value as `print` shows it: tensors per docs/architecture.md §5, RAW lists as
  * `["a", "b"]`, tensor arrays as a list of their tensors, channels as
- * `chan` (or `nil chan`).
+ * `chan` (or `nil chan`). With `summarize` N ≥ 0, a tensor of more than N
+ * elements shows its first N, flat, then `...` (Paddle's print op).
  *
  * @param v The value.
+ * @param summarize The most elements of a tensor to show; -1: all.
  * @returns Its text.
  *
  * @example Usage
@@ -24,10 +27,13 @@ import { TensorArray, type Value } from "../core/value.ts";
  * assertEquals(formatValue(["a", "b"]), '["a", "b"]');
  * ```
  */
-export function formatValue(v: Value): string {
-  if (v instanceof Tensor) return formatTensor(v);
+export function formatValue(v: Value, summarize = -1): string {
+  const options = { summarize };
+  if (v instanceof Tensor) return formatTensor(v, options);
   if (v instanceof TensorArray) {
-    const items = v.snapshot().map((t) => (t ? formatTensor(t) : "<empty>"));
+    const items = v.snapshot().map((t) =>
+      t ? formatTensor(t, options) : "<empty>"
+    );
     return `[${items.join(", ")}]`;
   }
   if (Array.isArray(v)) return formatStrings(v);
@@ -41,7 +47,8 @@ const print = defineOp({
   outputs: { Out: slot.any({ optional: true }) },
   attrs: {
     message: attr.string(""),
-    // Fluid's print carries these; Rill accepts them and prints as §5 says.
+    // Fluid's print carries these; Rill accepts them and prints as §5
+    // says, showing at most `summarize` elements of a tensor (-1: all).
     first_n: attr.int(-1),
     summarize: attr.int(-1),
     print_tensor_name: attr.bool(true),
@@ -50,14 +57,20 @@ const print = defineOp({
     print_tensor_lod: attr.bool(true),
     print_phase: attr.string("BOTH"),
   },
+  check(a) {
+    if (a.summarize < -1) {
+      throw new AttrError("summarize", `${a.summarize} is below -1 (all)`);
+    }
+  },
   prepare(ctx) {
     const input = ctx.input("In");
     const out = ctx.optionalOutput("Out");
     const prefix = ctx.attrs.message === "" ? "" : ctx.attrs.message + " ";
+    const summarize = ctx.attrs.summarize;
     return (scope, thread) => {
       const v = input.read(scope);
       if (v === undefined) input.tensor(scope); // panics: read before written
-      thread.run.print(prefix + formatValue(v));
+      thread.run.print(prefix + formatValue(v, summarize));
       out?.write(scope, v);
     };
   },

@@ -80,6 +80,7 @@ function reduction(kind: ReduceKind): OpDef {
         keepDim: a.keep_dim,
         reduceAll: a.reduce_all,
       }),
+    kernels: [{ kernel: "reduce", kinds: [kind] }],
     infer: (x, a) => reducedShape(x, a.dim, a.keep_dim, a.reduce_all),
   });
 }
@@ -199,6 +200,7 @@ const sum = defineOp({
   inputs: { X: slot.tensor({ duplicable: true }) },
   outputs: { Out: slot.tensor() },
   attrs: {},
+  kernels: ["addN"],
   infer: ({ inputs }) => ({ Out: sameAs(inputs("X")[0]) }),
   prepare(ctx) {
     const xs = ctx.inputList("X");
@@ -234,6 +236,7 @@ export const REDUCE_OPS: readonly OpDef[] = [
     summary: "Out = the mean of every element of X, shape [1]",
     attrs: {},
     compute: (device, x) => device.kernels.mean(x),
+    kernels: ["mean"],
     infer: (x) => ({ dtype: x.dtype, shape: [1] }),
   }),
   sum,
@@ -242,6 +245,7 @@ export const REDUCE_OPS: readonly OpDef[] = [
     summary: "Out = softmax of X along axis",
     attrs: { axis: attr.int(-1) },
     compute: (device, x, a) => device.kernels.softmax(x, a.axis),
+    kernels: ["softmax"],
     infer: sameAs,
     rows: "last_axis",
   }),
@@ -251,6 +255,7 @@ export const REDUCE_OPS: readonly OpDef[] = [
     attrs: { x_num_col_dims: attr.int(1), y_num_col_dims: attr.int(1) },
     compute: (device, x, y, a) =>
       device.kernels.mul2d(x, y, a.x_num_col_dims, a.y_num_col_dims),
+    kernels: ["mul2d"],
     infer: (x, y, a) => matrixShape(x, y, a.x_num_col_dims, a.y_num_col_dims),
     rows: {
       mixesRows: (a) =>
@@ -274,6 +279,7 @@ export const REDUCE_OPS: readonly OpDef[] = [
         transposeY: a.transpose_Y,
         alpha: a.alpha,
       }),
+    kernels: ["matmul"],
     infer: (x, y, a) => matmulShape(x, y, a.transpose_X, a.transpose_Y),
     rows: {
       mixesRows: (a) =>
@@ -291,6 +297,7 @@ export const REDUCE_OPS: readonly OpDef[] = [
         transposeX: a.trans_x,
         transposeY: a.trans_y,
       }),
+    kernels: ["matmul"],
     infer: (x, y, a) => matmulV2Shape(x, y, a.trans_x, a.trans_y),
     rows: {
       mixesRows: (a) =>

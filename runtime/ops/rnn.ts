@@ -265,6 +265,7 @@ function checkFloat32(what: string, info: VarInfo | undefined): void {
 
 const rnn = defineOp({
   type: "rnn",
+  kernels: "own",
   summary:
     "Out, State = a multi-layer LSTM, GRU or simple RNN over time-major Input (inference)",
   inputs: {

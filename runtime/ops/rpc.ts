@@ -260,6 +260,7 @@ const listenAndDo = defineOp({
     output_var: attr.string("output"),
     max_requests: attr.int(0),
     fingerprint: attr.string(""),
+    params_digest: attr.string(""),
   },
   check(a, ctx) {
     for (const name of [a.input_var, a.output_var]) {

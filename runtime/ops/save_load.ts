@@ -104,6 +104,7 @@ function checkNotInMemory(name: string, value: boolean): void {
 
 const save = defineOp({
   type: "save",
+  kernels: ["cast"],
   summary:
     "writes X to file_path: .npy if the path ends in .npy, else Paddle's format",
   inputs: { X: slot.tensor() },
@@ -126,6 +127,7 @@ const save = defineOp({
 
 const load = defineOp({
   type: "load",
+  kernels: ["cast"],
   summary: "Out = the tensor in file_path, a .npy or Paddle tensor file",
   inputs: {},
   outputs: { Out: slot.tensor() },
@@ -158,6 +160,7 @@ const load = defineOp({
 
 const saveCombine = defineOp({
   type: "save_combine",
+  kernels: ["cast"],
   summary: "writes every X, in order, to file_path as one Paddle combined file",
   inputs: { X: slot.tensor({ duplicable: true }) },
   outputs: {},
@@ -184,6 +187,7 @@ const saveCombine = defineOp({
 
 const loadCombine = defineOp({
   type: "load_combine",
+  kernels: ["cast"],
   summary:
     "Out... = the tensors of the Paddle combined file file_path, in order",
   inputs: {},

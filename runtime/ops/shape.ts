@@ -39,6 +39,7 @@ function reshapeRule(x: InferredType, shape: readonly number[]): InferredType {
 
 const concat = defineOp({
   type: "concat",
+  kernels: ["concat"],
   summary: "Out = every X joined along axis",
   inputs: { X: slot.tensor({ duplicable: true }) },
   outputs: { Out: slot.tensor() },
@@ -59,6 +60,7 @@ const concat = defineOp({
 
 const split = defineOp({
   type: "split",
+  kernels: ["split"],
   summary: "Out = X cut along axis into sections, or num equal parts",
   inputs: { X: slot.tensor() },
   outputs: { Out: slot.tensor({ duplicable: true }) },
@@ -140,6 +142,7 @@ function decreasedDims(
 // built the program, and changes nothing here.
 const slice = defineOp({
   type: "slice",
+  kernels: ["slice", "reshape"],
   summary:
     "Out = Input[starts:ends] along axes, then without the decrease_axis dims (StartsTensor, StartsTensorList, Starts override starts; likewise ends)",
   inputs: {
@@ -226,6 +229,7 @@ const slice = defineOp({
 
 const gather = defineOp({
   type: "gather",
+  kernels: ["gather"],
   summary: "Out = X's entries at Index along axis",
   inputs: { X: slot.tensor(), Index: slot.tensor() },
   outputs: { Out: slot.tensor() },
@@ -265,6 +269,7 @@ const gather = defineOp({
 export const SHAPE_OPS: readonly OpDef[] = [
   unaryKernelOp({
     type: "reshape",
+    kernels: ["reshape"],
     summary: "Out = X with a new shape (-1 infers, 0 copies)",
     attrs: { shape: attr.ints([]) },
     compute: (device, x, a) => device.kernels.reshape(x, a.shape),
@@ -272,6 +277,7 @@ export const SHAPE_OPS: readonly OpDef[] = [
   }),
   unaryKernelOp({
     type: "transpose",
+    kernels: ["transpose"],
     summary: "Out = X with its dims permuted by axis",
     attrs: { axis: attr.ints([]) },
     compute: (device, x, a) => device.kernels.transpose(x, a.axis),

@@ -109,6 +109,7 @@ const fillConstant = defineOp({
     value: attr.float(0),
     str_value: attr.string(""),
   },
+  kernels: ["fill"],
   check(a) {
     checkDTypeAttr("dtype", a.dtype);
     const negative = a.shape.findIndex((d) => d < 0n);
@@ -210,6 +211,7 @@ const fillZerosLike = unaryKernelOp({
   summary: "Out = zeros shaped and typed like X",
   attrs: {},
   compute: (device, x) => device.kernels.fill(x.shape, x.dtype, 0),
+  kernels: ["fill"],
   infer: sameAs,
 });
 
@@ -218,6 +220,7 @@ const cast = unaryKernelOp({
   summary: "Out = X converted to out_dtype",
   attrs: { out_dtype: attr.required("int"), in_dtype: attr.int() },
   compute: (device, x, a) => device.kernels.cast(x, dtypeAttr(a.out_dtype)),
+  kernels: ["cast"],
   infer: (x, a) => ({ ...x, dtype: dtypeAttr(a.out_dtype) }),
   rows: "elementwise",
 });
@@ -228,6 +231,7 @@ const increment = defineOp({
   inputs: { X: slot.tensor() },
   outputs: { Out: slot.tensor() },
   attrs: { step: attr.float(1) },
+  kernels: ["cast", { kernel: "binary", kinds: ["add"] }],
   infer: ({ inputs }) => ({ Out: sameAs(inputs("X")[0]) }),
   prepare(ctx) {
     const x = ctx.input("X");
@@ -302,6 +306,7 @@ const uniformRandom = defineOp({
     seed: attr.int(0),
   },
   check: (a) => checkDTypeAttr("dtype", a.dtype),
+  kernels: ["uniformRandom"],
   infer: ({ attrs }) => randomOutput(attrs),
   prepare: (ctx) =>
     randomRun(ctx, ctx.attrs.min, ctx.attrs.max, "uniformRandom"),
@@ -320,6 +325,7 @@ const gaussianRandom = defineOp({
     seed: attr.int(0),
   },
   check: (a) => checkDTypeAttr("dtype", a.dtype),
+  kernels: ["gaussianRandom"],
   infer: ({ attrs }) => randomOutput(attrs),
   prepare: (ctx) =>
     randomRun(ctx, ctx.attrs.mean, ctx.attrs.std, "gaussianRandom"),
@@ -331,6 +337,7 @@ const range = defineOp({
   inputs: { Start: slot.tensor(), End: slot.tensor(), Step: slot.tensor() },
   outputs: { Out: slot.tensor() },
   attrs: {},
+  kernels: ["range"],
   infer: ({ inputs }) => ({
     Out: { dtype: inputs("Start")[0]?.dtype, shape: [-1] },
   }),

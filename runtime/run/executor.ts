@@ -14,7 +14,7 @@ import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import type { PoolHandle } from "../pool/worker_pool.ts";
 import { runBlock } from "../exec/block_runner.ts";
 import { ProgramError } from "../core/errors.ts";
-import { bindRunInputs } from "./feed_binding.ts";
+import { bindRunInputs, fetchTargets } from "./feed_binding.ts";
 import { PreparedProgram } from "../exec/prepare.ts";
 import { OPS } from "../ops/mod.ts";
 import { Scope } from "../core/scope.ts";
@@ -39,7 +39,11 @@ export interface ProgramWithParameters {
 export interface RunOptions {
   /** Tensors to bind to block-0 variables before running. */
   feeds?: Readonly<Record<string, Tensor>>;
-  /** Block-0 variables whose final values to return. */
+  /**
+   * Block-0 variables whose final values to return.
+   *
+   * @default {the variables block 0's `fetch` ops read: a model's fetch targets (`fetchTargets`)}
+   */
   fetch?: readonly string[];
   /** A scope from an earlier run of the same program, to run in again. */
   scope?: Scope;
@@ -204,8 +208,9 @@ export class Executor {
    * that variable, the op binds it (Fluid's `feed_target_names`). Every
    * feed must fit its variable's declaration (kind, dtype, rank, declared
    * dims), and every block-0 `feed` op must have a feed, or nothing runs.
-   * A fetched variable that the run never wrote is a `Panic` at the end of
-   * the run. Fetched tensors come back on the host; other values left in
+   * Without `fetch`, the run returns what the program's `fetch` ops
+   * fetch (a saved model's fetch targets). A fetched variable that the run
+   * never wrote is a `Panic` at the end of the run. Fetched tensors come back on the host; other values left in
    * the scope may still be `DeviceTensor`s on a GPU: `readBack` them before
    * reading their `data`.
    *
@@ -226,7 +231,8 @@ export class Executor {
     if (scope.layout.names.join("\0") !== main.layout.names.join("\0")) {
       throw new ProgramError("run: the scope was made for another program");
     }
-    for (const name of options.fetch ?? []) {
+    const fetch = options.fetch ?? fetchTargets(desc);
+    for (const name of fetch) {
       if (main.layout.slotOf(name) === undefined) {
         throw new ProgramError(
           `fetch: variable "${name}" is not declared in block 0`,
@@ -256,7 +262,7 @@ export class Executor {
     const fetched: Record<string, Value> = {};
     try {
       await this.#runOn(plan, prepared, scheduler, scope, options, tracer);
-      for (const name of options.fetch ?? []) {
+      for (const name of fetch) {
         fetched[name] = scope.get(name);
         if (fetched[name] === undefined) {
           throw new Panic(`fetch: variable "${name}" was never written`);

@@ -62,6 +62,12 @@ export interface RunPlan {
   readonly workersReason: string;
   /** Where each `go` and `parallel_for` block may run. */
   readonly placement: ProgramPlacement;
+  /**
+   * On the GPU device, the program's ops that run on the CPU alone
+   * (`rnn ×1, conv2d_transpose ×2`, or `none`: `--explain`'s
+   * `cpu fallback:`), from runtime/ops/op_devices.ts; undefined on the CPU.
+   */
+  readonly cpuFallback?: string;
 }
 
 /**
@@ -101,11 +107,26 @@ export async function planRun(
       ...plan,
       workers: 1,
       workersReason: `1 (${why})`,
+      cpuFallback: await cpuFallbackOf(desc, chosen.device),
     });
   }
   const placement = placeProgram(desc);
   const use = poolUse(desc, placement, batch);
-  return { ...settleWorkers(wanted, chosen, asked, use), placement };
+  const settled = settleWorkers(wanted, chosen, asked, use);
+  const cpuFallback = await cpuFallbackOf(desc, settled.device);
+  return { ...settled, cpuFallback, placement };
+}
+
+// The ops that fall back to the CPU on a GPU device; undefined on the CPU.
+// The op table's devices (and the WebGPU kernel table they read) load only
+// for a run on the GPU, which has loaded the WebGPU modules anyway.
+async function cpuFallbackOf(
+  desc: ProgramDesc,
+  device: Device,
+): Promise<string | undefined> {
+  if (device.name !== "webgpu") return undefined;
+  const { cpuFallbacks } = await import("../ops/op_devices.ts");
+  return cpuFallbacks(desc);
 }
 
 // A plan whose placement is worked out when first read: a run on one
@@ -193,10 +214,11 @@ export function settleWorkers(
 
 /**
  * The lines `--explain` prints for a plan: the device and the workers,
- * each with its reason.
+ * each with its reason, and on the GPU a third, the ops that fall back to
+ * the CPU (`cpu fallback: rnn ×1`, or `cpu fallback: none`).
  *
  * @param plan The plan.
- * @returns Two lines, each ending in a newline.
+ * @returns Two lines, or three on the GPU, each ending in a newline.
  *
  * @example Usage
  * ```ts
@@ -212,7 +234,11 @@ export function settleWorkers(
  * ```
  */
 export function explainPlan(plan: RunPlan): string {
-  return `device: ${plan.deviceReason}\nworkers: ${plan.workersReason}\n`;
+  const fallback = plan.cpuFallback === undefined
+    ? ""
+    : `cpu fallback: ${plan.cpuFallback}\n`;
+  return `device: ${plan.deviceReason}\nworkers: ${plan.workersReason}\n` +
+    fallback;
 }
 
 // Why a pool could help, or undefined: some go or parallel_for block may

@@ -15,6 +15,7 @@ import {
   type ProgramDesc,
   ProgramDescSchema,
 } from "../../gen/rill/v1/framework_pb.ts";
+import { ProgramError } from "../core/errors.ts";
 
 /**
  * The fingerprint of a master, its worker and the worker's parameters:
@@ -58,6 +59,36 @@ export async function fingerprintPair(
     bytes.set(part, at + 8);
     at += 8 + part.length;
   }
+  return await shortDigest(bytes);
+}
+
+/**
+ * The digest of a worker's parameter file, stamped on the worker's
+ * `listen_and_do` ops (attribute `params_digest`): a worker started with
+ * another file beside its program refuses to serve, before any call (the
+ * pair's fingerprint, which the worker only repeats, cannot see a file
+ * swapped after transpiling).
+ *
+ * @param params The parameter file's bytes.
+ * @returns The first 16 hex digits of their SHA-256.
+ *
+ * @example Usage
+ * ```ts
+ * import { paramsDigest } from "./fingerprint.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(await paramsDigest(new Uint8Array()), "e3b0c44298fc1c14");
+ * ```
+ */
+export async function paramsDigest(params: Uint8Array): Promise<string> {
+  // WebCrypto does not hash a view of shared memory: copy one.
+  const own = params.buffer instanceof ArrayBuffer
+    ? params as Uint8Array<ArrayBuffer>
+    : params.slice();
+  return await shortDigest(own);
+}
+
+async function shortDigest(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return [...digest.subarray(0, 8)]
     .map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -88,15 +119,99 @@ export function stampFingerprint(
   type: "send" | "listen_and_do",
   fingerprint: string,
 ): void {
+  stamp(program, type, "fingerprint", fingerprint);
+}
+
+/**
+ * Stamps `params_digest` on every `listen_and_do` op of a worker program.
+ *
+ * @param worker The worker program; changed in place.
+ * @param digest Its parameter file's {@linkcode paramsDigest}.
+ *
+ * @example Usage
+ * ```ts
+ * import { stampParamsDigest } from "./fingerprint.ts";
+ * import { create } from "@bufbuild/protobuf";
+ * import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const p = create(ProgramDescSchema, { blocks: [{ ops: [{ type: "listen_and_do" }] }] });
+ * stampParamsDigest(p, "0123456789abcdef");
+ * assertEquals(p.blocks[0].ops[0].attrs[0].name, "params_digest");
+ * ```
+ */
+export function stampParamsDigest(worker: ProgramDesc, digest: string): void {
+  stamp(worker, "listen_and_do", "params_digest", digest);
+}
+
+// Sets string attribute `name` on every op of `type`, replacing any.
+function stamp(
+  program: ProgramDesc,
+  type: string,
+  name: string,
+  value: string,
+): void {
   for (const block of program.blocks) {
     for (const op of block.ops) {
       if (op.type !== type) continue;
-      op.attrs = op.attrs.filter((a) => a.name !== "fingerprint");
+      op.attrs = op.attrs.filter((a) => a.name !== name);
       op.attrs.push(create(OpDesc_AttrSchema, {
-        name: "fingerprint",
+        name,
         type: AttrType.STRING,
-        s: fingerprint,
+        s: value,
       }));
     }
+  }
+}
+
+/**
+ * Checks a worker's parameter file against the digest its program was
+ * stamped with at transpile time (nothing to check for a program with no
+ * `params_digest`).
+ *
+ * @param worker The worker program.
+ * @param params The parameter file's path and bytes; undefined for none.
+ * @throws {ProgramError} Naming the file and both digests when they differ,
+ * or the file when the program expects one and there is none.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkParamsDigest, paramsDigest, stampParamsDigest } from "./fingerprint.ts";
+ * import { create } from "@bufbuild/protobuf";
+ * import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
+ * import { assertRejects } from "@std/assert";
+ *
+ * const worker = create(ProgramDescSchema, { blocks: [{ ops: [{ type: "listen_and_do" }] }] });
+ * stampParamsDigest(worker, await paramsDigest(new Uint8Array([1])));
+ * await checkParamsDigest(worker, { path: "w.pdiparams", bytes: new Uint8Array([1]) });
+ * await assertRejects(
+ *   () => checkParamsDigest(worker, { path: "w.pdiparams", bytes: new Uint8Array([2]) }),
+ *   Error,
+ *   "w.pdiparams: not the parameters",
+ * );
+ * ```
+ */
+export async function checkParamsDigest(
+  worker: ProgramDesc,
+  params: { path: string; bytes: Uint8Array } | undefined,
+): Promise<void> {
+  const expected = worker.blocks.flatMap((b) => b.ops)
+    .filter((op) => op.type === "listen_and_do")
+    .flatMap((op) => op.attrs)
+    .find((a) => a.name === "params_digest" && a.s !== "")?.s;
+  if (expected === undefined) return;
+  if (params === undefined) {
+    throw new ProgramError(
+      `worker: its program was transpiled with parameters (digest ${expected}), ` +
+        "but there is no parameter file beside it",
+    );
+  }
+  const actual = await paramsDigest(params.bytes);
+  if (actual !== expected) {
+    throw new ProgramError(
+      `${params.path}: not the parameters the worker program was transpiled ` +
+        `with (digest ${actual}, expected ${expected}); transpile again or ` +
+        "restore the file",
+    );
   }
 }

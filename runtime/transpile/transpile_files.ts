@@ -12,7 +12,12 @@ import { fileErrorReason } from "../core/file_error.ts";
 import { loadModel, persistableVariables } from "../format/model_dir.ts";
 import { writeProgramFile } from "../format/program_file.ts";
 import { writePaddleTensors } from "../format/paddle_tensor.ts";
-import { fingerprintPair, stampFingerprint } from "./fingerprint.ts";
+import {
+  fingerprintPair,
+  paramsDigest,
+  stampFingerprint,
+  stampParamsDigest,
+} from "./fingerprint.ts";
 import { transpile, type TranspileOptions } from "./transpile.ts";
 
 /** The worker's parameter file, beside `worker.pb`. */
@@ -85,6 +90,9 @@ export async function transpileFiles(
   const fingerprint = await fingerprintPair(master, worker, paramBytes);
   stampFingerprint(master, "send", fingerprint);
   stampFingerprint(worker, "listen_and_do", fingerprint);
+  if (params.length > 0) {
+    stampParamsDigest(worker, await paramsDigest(paramBytes));
+  }
   try {
     await Deno.mkdir(outDir, { recursive: true });
     await writeProgramFile(files.master, master);

@@ -9,7 +9,18 @@
 import { assertEquals } from "@std/assert";
 import type { DType, OpDef } from "../../mod.ts";
 import type { NestedValue } from "../../kernels/tensor.ts";
-import { type Fetches, runProgram, tensorOf } from "./run_program.ts";
+import {
+  buildProgram,
+  type Fetches,
+  runProgram,
+  tensorOf,
+} from "./run_program.ts";
+import {
+  type KernelCalls,
+  recordKernelCalls,
+  undeclaredCalls,
+} from "./kernel_recorder.ts";
+import { TEST_DEVICE } from "./test_device.ts";
 
 /** What a case expects of the tensor its program returns. */
 export interface TensorExpectation {
@@ -39,7 +50,8 @@ export interface OpCase {
 export type OpCases = Readonly<Record<string, readonly OpCase[]>>;
 
 /**
- * Registers the tests of a table of op cases.
+ * Registers the tests of a table of op cases, and one that runs them all
+ * on a recording device to check each op's declared kernels.
  *
  * @param group The group's name, as its registry list is named.
  * @param defs The group's op definitions.
@@ -59,6 +71,20 @@ export function testOpCases(
       !defs.some((d) => d.type === t)
     );
     assertEquals(unknown, [], `cases for ops not in ${group}`);
+  });
+  // The declarations of OpDef.kernels against what the ops call: every
+  // case run again on a recording CPU device (once, on the CPU pass).
+  Deno.test({
+    name: `${group}: every kernel an op calls is among its declared kernels`,
+    ignore: TEST_DEVICE !== "cpu",
+    async fn() {
+      const calls: KernelCalls = new Map();
+      for (const c of Object.values(cases).flat()) {
+        if (c.knownBug !== undefined) continue;
+        await recordKernelCalls(buildProgram(c.build)[0].desc, calls);
+      }
+      assertEquals(undeclaredCalls(calls), []);
+    },
   });
   for (const [type, list] of Object.entries(cases)) {
     for (const c of list) {

@@ -36,3 +36,21 @@ export const PADDLE_MODELS_SKIPPED: string | undefined =
 /** The `ignore` flag of every test that reads the models. */
 export const IGNORE_PADDLE_MODELS: boolean = PADDLE_MODELS_SKIPPED !==
   undefined;
+
+/**
+ * The PIR programs' folder (Paddle 3's `inference.json`):
+ * `RILL_PADDLE_MODELS_PIR`, else `../shared/paddle-models-pir` beside the
+ * repository, without a trailing slash. Skipped as the models are.
+ */
+export const PADDLE_MODELS_PIR: string =
+  (Deno.env.get("RILL_PADDLE_MODELS_PIR") ??
+    `${ROOT}../shared/paddle-models-pir`).replace(/\/$/, "");
+
+/**
+ * Why the tests that read the PIR programs are ignored: the folder is
+ * absent outside CI. `undefined` when they run.
+ */
+export const PADDLE_MODELS_PIR_SKIPPED: string | undefined =
+  isDirectory(PADDLE_MODELS_PIR) || Deno.env.get("CI") === "true"
+    ? undefined
+    : `${PADDLE_MODELS_PIR} is absent (set RILL_PADDLE_MODELS_PIR=DIR to run them)`;

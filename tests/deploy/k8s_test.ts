@@ -4,8 +4,14 @@
 // other and against README.md's "Running on Kubernetes" walkthrough: the
 // selector baked into the master by that walkthrough's `transpile` picks
 // the worker pods and not the master, the master's service account may
-// list pods, the workers serve on a port named `rill`, and the pods learn
-// who they are from the downward API and the token from one Secret.
+// list pods and do nothing else, the workers serve on a port named `rill`
+// and are probed over gRPC on another, drain within the pod's grace, are
+// covered by a PodDisruptionBudget and reachable only from the master
+// (NetworkPolicy), the calls use TLS with a certificate that names the
+// workers' DNS names, the image is pinned by digest, and the pods learn who
+// they are from the downward API and the token from one Secret.
+// k8s_policy_test.ts checks the policies, k8s_pods_test.ts runs the pods'
+// commands for real.
 //
 // kubernetes-models and yaml are imported here only, by pinned npm:
 // specifiers, not through deno.json's imports, so that no module of the
@@ -14,21 +20,17 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { join } from "@std/path";
-import { parseAllDocuments } from "npm:yaml@2.9.1";
 import {
-  type IContainer,
-  type IPodSpec,
   type IService,
   type IServiceAccount,
   Namespace,
   Service,
   ServiceAccount,
 } from "npm:kubernetes-models@5.1.0/v1";
-import {
-  type IStatefulSet,
-  StatefulSet,
-} from "npm:kubernetes-models@5.1.0/apps/v1";
-import { type IJob, Job } from "npm:kubernetes-models@5.1.0/batch/v1";
+import { StatefulSet } from "npm:kubernetes-models@5.1.0/apps/v1";
+import { Job } from "npm:kubernetes-models@5.1.0/batch/v1";
+import { PodDisruptionBudget } from "npm:kubernetes-models@5.1.0/policy/v1";
+import { NetworkPolicy } from "npm:kubernetes-models@5.1.0/networking.k8s.io/v1";
 import {
   type IRole,
   type IRoleBinding,
@@ -36,12 +38,29 @@ import {
   RoleBinding,
 } from "npm:kubernetes-models@5.1.0/rbac.authorization.k8s.io/v1";
 import { readProgramFile } from "../../runtime/format/program_file.ts";
-import { parseWorkerLimits } from "../../runtime/cluster/worker_limits.ts";
-import { ROOT, runRill } from "../_helpers/rill_process.ts";
+import {
+  parseDuration,
+  parseWorkerLimits,
+} from "../../runtime/cluster/worker_limits.ts";
+import { runRill } from "../_helpers/rill_process.ts";
+import {
+  argValue,
+  find,
+  flagValue,
+  job,
+  K8S_DIR,
+  MANIFESTS,
+  masterSpec,
+  NAMESPACE,
+  onlyContainer,
+  present,
+  readmeSection,
+  statefulSet,
+  within,
+  workerSpec,
+} from "./_manifests.ts";
 import { withTempDir } from "../_helpers/with_temp_dir.ts";
 
-const K8S_DIR = join(ROOT, "deploy", "k8s");
-const NAMESPACE = "rill";
 const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /** A model class of kubernetes-models: builds from data, validates. */
@@ -81,76 +100,17 @@ const KINDS: Record<
     module: "rbac.authorization.k8s.io/v1",
     type: "IRoleBinding",
   },
+  "policy/v1 PodDisruptionBudget": {
+    model: PodDisruptionBudget,
+    module: "policy/v1",
+    type: "IPodDisruptionBudget",
+  },
+  "networking.k8s.io/v1 NetworkPolicy": {
+    model: NetworkPolicy,
+    module: "networking.k8s.io/v1",
+    type: "INetworkPolicy",
+  },
 };
-
-/** One YAML document of a manifest file. */
-interface Manifest {
-  /** `file#n`, n counting documents from 1. */
-  where: string;
-  /** `apiVersion kind`. */
-  key: string;
-  // deno-lint-ignore no-explicit-any
-  doc: any;
-}
-
-/** Every document of every deploy/k8s/*.yaml, in file order. */
-function readManifests(): Manifest[] {
-  const files = [...Deno.readDirSync(K8S_DIR)]
-    .filter((e) => e.isFile && /\.ya?ml$/.test(e.name))
-    .map((e) => e.name)
-    .sort();
-  assert(files.length > 0, "deploy/k8s/ holds no manifest");
-  const manifests: Manifest[] = [];
-  for (const file of files) {
-    const docs = parseAllDocuments(
-      Deno.readTextFileSync(join(K8S_DIR, file)),
-    );
-    assert(Array.isArray(docs), `${file}: not a YAML stream`);
-    docs.forEach((parsed, i) => {
-      const where = `${file}#${i + 1}`;
-      assertEquals(parsed.errors, [], `${where}: YAML errors`);
-      const doc = parsed.toJS();
-      if (doc === null) return; // an empty document, as after a last `---`
-      manifests.push({ where, key: `${doc.apiVersion} ${doc.kind}`, doc });
-    });
-  }
-  return manifests;
-}
-
-const MANIFESTS = readManifests();
-
-/** `value`, which must be there (not null or undefined). */
-function present<T>(value: T | null | undefined, what: string): T {
-  if (value === null || value === undefined) throw new Error(`no ${what}`);
-  return value;
-}
-
-/** The one manifest of `key` named `name`. */
-// deno-lint-ignore no-explicit-any
-function find(key: string, name: string): any {
-  const found = MANIFESTS.filter((m) =>
-    m.key === key && m.doc.metadata?.name === name
-  );
-  assertEquals(found.length, 1, `one ${key} named "${name}"`);
-  return found[0].doc;
-}
-
-/** The one manifest of `key`. */
-// deno-lint-ignore no-explicit-any
-function only(key: string): any {
-  const found = MANIFESTS.filter((m) => m.key === key);
-  assertEquals(found.length, 1, `one ${key}`);
-  return found[0].doc;
-}
-
-/** The "Running on Kubernetes" section of README.md. */
-function readmeSection(): string {
-  const readme = Deno.readTextFileSync(join(ROOT, "README.md"));
-  const start = readme.indexOf("\n## Running on Kubernetes\n");
-  assert(start >= 0, 'README.md has no "Running on Kubernetes" section');
-  const end = readme.indexOf("\n## ", start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
-}
 
 /**
  * Whether a Kubernetes label selector (equality- and set-based:
@@ -180,29 +140,6 @@ function selects(
   });
 }
 
-/** Whether every entry of `sub` is in `labels`. */
-function within(
-  sub: Readonly<Record<string, string>>,
-  labels: Readonly<Record<string, string>>,
-): boolean {
-  return Object.entries(sub).every(([k, v]) => labels[k] === v);
-}
-
-/** The one container of a pod spec. */
-function onlyContainer(spec: IPodSpec, who: string): IContainer {
-  assertEquals(spec.containers.length, 1, `${who}: one container`);
-  return spec.containers[0];
-}
-
-/** The value of `--flag=value` among a command's words. */
-function flagValue(words: readonly string[], flag: string): string {
-  const word = present(
-    words.find((w) => w.startsWith(`${flag}=`)),
-    `${flag}= in ${words.join(" ")}`,
-  );
-  return word.slice(flag.length + 1);
-}
-
 /** A Kubernetes quantity of bytes (`1Gi`, `512Mi`, `1G`, `4096`). */
 function quantityBytes(quantity: string | number): number {
   const match = /^(\d+)([KMGT]i?)?$/.exec(String(quantity));
@@ -213,26 +150,6 @@ function quantityBytes(quantity: string | number): number {
     ? 1
     : (unit.endsWith("i") ? 1024 : 1000) ** (powers.indexOf(unit[0]) + 1);
   return Number(match![1]) * scale;
-}
-
-/** The workers' StatefulSet. */
-function statefulSet(): IStatefulSet {
-  return only("apps/v1 StatefulSet");
-}
-
-/** The master's Job. */
-function job(): IJob {
-  return only("batch/v1 Job");
-}
-
-/** The worker pods' spec. */
-function workerSpec(): IPodSpec {
-  return statefulSet().spec!.template.spec!;
-}
-
-/** The master pod's spec. */
-function masterSpec(): IPodSpec {
-  return job().spec!.template.spec!;
 }
 
 // ---- schemas
@@ -257,6 +174,8 @@ Deno.test("deploy/k8s manifests validate against the Kubernetes schemas", () => 
       "batch/v1 Job",
       "rbac.authorization.k8s.io/v1 Role",
       "rbac.authorization.k8s.io/v1 RoleBinding",
+      "policy/v1 PodDisruptionBudget",
+      "networking.k8s.io/v1 NetworkPolicy",
     ]
   ) {
     assert(MANIFESTS.some((m) => m.key === key), `deploy/k8s has no ${key}`);
@@ -312,23 +231,52 @@ Deno.test("the headless Service and the StatefulSet pick the worker pods", () =>
   assertEquals(port.targetPort, "rill");
 });
 
-Deno.test("the worker serves its program on the container port named rill, probed for readiness", () => {
+Deno.test("the worker serves its program on the container port named rill, probed over gRPC on its health port", () => {
   const worker = onlyContainer(workerSpec(), "worker");
-  const rill = present(
-    worker.ports?.find((p) => p.name === "rill"),
-    "worker container port named rill",
+  const port = (name: string) =>
+    present(
+      worker.ports?.find((p) => p.name === name),
+      `worker container port named ${name}`,
+    );
+  const rill = port("rill");
+  const health = port("health");
+  for (const p of [rill, health]) assertEquals(p.protocol ?? "TCP", "TCP");
+  const args = worker.args ?? [];
+  assertEquals(args.slice(0, 2), ["worker", "/program/worker.pb"]);
+  assertEquals(argValue(args, "--listen"), `0.0.0.0:${rill.containerPort}`);
+  assertEquals(
+    argValue(args, "--health-listen"),
+    `0.0.0.0:${health.containerPort}`,
   );
-  assertEquals(rill.protocol ?? "TCP", "TCP");
-  assertEquals(worker.args, [
-    "worker",
-    "/program/worker.pb",
-    "--listen",
-    `0.0.0.0:${rill.containerPort}`,
-  ]);
-  const probe = worker.readinessProbe?.tcpSocket?.port;
+  // gRPC probes, which fail while the event loop is blocked (a tcpSocket
+  // probe passes): readiness asks about the server, liveness about the
+  // process ("liveness" stays SERVING while it drains).
+  const ready = present(worker.readinessProbe, "readiness probe");
+  const live = present(worker.livenessProbe, "liveness probe");
+  for (const probe of [ready, live]) {
+    assertEquals(probe.tcpSocket, undefined, "a tcpSocket probe");
+    assertEquals(probe.grpc?.port, health.containerPort, "the probe's port");
+  }
+  assertEquals(ready.grpc?.service ?? "", "");
+  assertEquals(live.grpc?.service, "liveness");
+});
+
+Deno.test("the worker drains within the pod's grace period", () => {
+  const spec = workerSpec();
+  const args = onlyContainer(spec, "worker").args ?? [];
+  const drainMs = parseDuration(
+    "drain-timeout",
+    argValue(args, "--drain-timeout"),
+  );
+  const graceMs = present(
+    spec.terminationGracePeriodSeconds,
+    "terminationGracePeriodSeconds",
+  ) * 1000;
+  // Closing after the drain takes up to 2 s (worker_server.ts's graces);
+  // 5 s leaves room for the process to exit before SIGKILL.
   assert(
-    probe === "rill" || probe === rill.containerPort,
-    `readiness probe port ${probe}`,
+    drainMs + 5_000 <= graceMs,
+    `--drain-timeout ${drainMs} ms in a grace of ${graceMs} ms`,
   );
 });
 
@@ -415,15 +363,11 @@ Deno.test("the master's service account may list pods in its namespace", () => {
   assertEquals(roleRef.apiGroup, "rbac.authorization.k8s.io");
   const role: IRole = find("rbac.authorization.k8s.io/v1 Role", roleRef.name);
   assertEquals(role.metadata!.namespace, NAMESPACE);
-  for (const verb of ["get", "list", "watch"]) {
-    assert(
-      role.rules!.some((r) =>
-        r.apiGroups?.includes("") && r.resources?.includes("pods") &&
-        r.verbs.includes(verb)
-      ),
-      `the Role does not allow ${verb} on pods`,
-    );
-  }
+  // Discovery lists pods, and that is all the Role grants.
+  assertEquals(
+    role.rules!.map((r) => [r.apiGroups, r.resources, r.verbs]),
+    [[[""], ["pods"], ["list"]]],
+  );
   // Deno lets the master read the token and CA it lists pods with.
   const master = onlyContainer(spec, "master");
   const readable = flagValue(master.command!, "--allow-read").split(",");

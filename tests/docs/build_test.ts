@@ -23,3 +23,22 @@ Deno.test("operatorCatalog() has a section for every op, with its slots and attr
   );
   assertStringIncludes(catalog, "`X` (tensor, duplicable)");
 });
+
+Deno.test("operatorCatalog() says where every op runs, in a table and per op", () => {
+  const catalog = operatorCatalog(OP_GROUPS);
+  for (const type of OPS.keys()) {
+    assertStringIncludes(catalog, `| \`${type}\` | `);
+  }
+  assertStringIncludes(catalog, "| `rnn` | cpu |");
+  assertStringIncludes(catalog, "| `conv2d` | cpu, wgsl |");
+  assertStringIncludes(catalog, "| `go` | host |");
+  assertStringIncludes(
+    catalog,
+    "### `conv2d_transpose`\n\n",
+  );
+  const section = catalog.slice(catalog.indexOf("### `conv2d_transpose`"));
+  assertStringIncludes(
+    section.slice(0, section.indexOf("\n### ")),
+    "\n- devices: cpu\n",
+  );
+});

@@ -88,6 +88,11 @@ Deno.test("activation() hard_swish, hard_sigmoid, relu6, leaky_relu, clip at Pad
   assertEquals(run("clip", [-2, 0.5, 3], [-1, 1]), [-1, 0.5, 1]);
 });
 
+Deno.test("activation() thresholded_relu keeps what exceeds threshold, else value", () => {
+  assertEquals(run("thresholded_relu", [0.5, 1, 2], [1, 0]), [0, 0, 2]);
+  assertEquals(run("thresholded_relu", [-2, 0, NaN], [-1, 4]), [4, 0, 4]);
+});
+
 Deno.test("activation() elu keeps e^x - 1 exact near 0", () => {
   assertClose(
     run("elu", [-1, -1e-10, 2], [1]),

@@ -34,6 +34,7 @@ const PARAMS: Readonly<Record<ActivationKind, readonly number[][]>> = {
   relu6: [[6], [2.5]],
   elu: [[1], [0.3]],
   clip: [[-1.5, 2.5], [0, 6]],
+  thresholded_relu: [[1, 0], [-0.5, 2.5]],
 };
 
 Deno.test({

@@ -42,6 +42,7 @@ Deno.test("TOLERANCE is exact for exactly rounded ops", () => {
       ...ops,
       ...["transpose", "concat", "slice", "gather", "cast", "uniform_random"],
       ...["stack", "broadcast_to", "relu6", "clip", "leaky_relu"],
+      "thresholded_relu",
     ]
   ) {
     assertEquals(TOLERANCE[op], { kind: "exact" }, op);

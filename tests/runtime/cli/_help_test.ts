@@ -42,6 +42,9 @@ Deno.test("usage() lists every command and every flag the command line parses", 
       ...["--fetch=a", "--params=p", "--worker-addrs=a", "--all-attrs"],
       ...["--format=dot", "--out=f"],
       ...["--out-dir=d", "--label-selector=s", "--port=1", "--listen=l"],
+      ...["--insecure", "--tls-cert=c", "--tls-key=k", "--tls-ca=a"],
+      ...["--drain-timeout=1s", "--health-listen=h", "--namespace=n"],
+      ...["--min-workers=1", "--discovery-timeout=1s", "--dial-by=ip"],
       ...WORKER_LIMIT_FLAGS.map(({ flag }) => `--${flag}=1`),
       ...["--help", "--version"],
     ]).values,
@@ -109,7 +112,7 @@ Deno.test("help CMD and CMD --help print that command's help; --version the vers
   const unknown = await cli(["help", "serve"]);
   assertEquals([unknown.code, unknown.stderr], [
     1,
-    'error: help: "serve" is not one of run, dump, graph, vet, transpile, worker\n',
+    'error: help: "serve" is not one of run, dump, graph, vet, transpile, worker, ops\n',
   ]);
 });
 
@@ -132,4 +135,62 @@ Deno.test("a flag the command cannot use is an error, never ignored", async () =
     dump.stderr,
     "error: --seed: the dump command does not take it\n",
   );
+});
+
+Deno.test("the drain, health and discovery flags are refused by the commands that cannot use them", async () => {
+  const worker = ["worker", "w.pb", "--listen", "127.0.0.1:0", "--insecure"];
+  for (
+    const [args, error] of [
+      [
+        [...worker, "--min-workers", "2"],
+        "--min-workers: the worker command does not take it",
+      ],
+      [
+        [...worker, "--namespace", "rill"],
+        "--namespace: the worker command does not take it",
+      ],
+      [
+        [...worker, "--discovery-timeout", "1m"],
+        "--discovery-timeout: the worker command does not take it",
+      ],
+      [
+        [...worker, "--label-selector", "a=b"],
+        "--label-selector: the worker command does not take it",
+      ],
+      [
+        ["examples/mult.pb", "--drain-timeout", "5s"],
+        "--drain-timeout: only the worker command takes it",
+      ],
+      [
+        ["examples/mult.pb", "--health-listen", "127.0.0.1:0"],
+        "--health-listen: only the worker command takes it",
+      ],
+      [
+        ["transpile", "m.pb", "--out-dir", "d", "--min-workers", "2"],
+        "--min-workers: the transpile command does not take it",
+      ],
+    ] as const
+  ) {
+    assertEquals(await cli([...args]), {
+      code: 1,
+      stdout: "",
+      stderr: `error: ${error}\n`,
+    });
+  }
+  const run = commandHelp("run");
+  for (
+    const flag of [
+      "--label-selector",
+      "--namespace",
+      "--min-workers",
+      "--discovery-timeout",
+      "--dial-by",
+    ]
+  ) {
+    assertStringIncludes(run, flag);
+  }
+  const help = commandHelp("worker");
+  for (const flag of ["--drain-timeout D", "--health-listen HOST:PORT"]) {
+    assertStringIncludes(help, flag);
+  }
 });

@@ -4,8 +4,13 @@
 // variable never written (a panic at the end of the run, exit 2).
 
 import { create, toBinary } from "@bufbuild/protobuf";
-import { assertEquals } from "@std/assert";
-import { decodeNpy, encodeNpy, Tensor } from "../../../mod.ts";
+import { assertEquals, assertStringIncludes } from "@std/assert";
+import {
+  decodeNpy,
+  encodeNpy,
+  Tensor,
+  writePaddleTensors,
+} from "../../../mod.ts";
 import {
   ProgramDescSchema,
   VarDescSchema,
@@ -15,6 +20,7 @@ import {
   fcProgram,
   writeFcModel,
 } from "../../_helpers/fluid_inference_model.ts";
+import { pirAffineText } from "../../_helpers/pir_json.ts";
 import { mapLimited, ROOT, runRill } from "../../_helpers/rill_process.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 import {
@@ -173,7 +179,7 @@ Deno.test("the CLI refuses bad parameters and model directories with one error l
       ],
       [
         [ROOT],
-        `error: ${ROOT}: no __model__ or *.pdmodel file in the model directory\n`,
+        `error: ${ROOT}: no __model__, *.pdmodel or inference.json file in the model directory\n`,
       ],
     ];
     const results = await mapLimited(cases, 2, ([args]) => runRill(args));
@@ -209,5 +215,91 @@ Deno.test("the CLI panics at the end of the run on a --fetch of a variable never
       stdout: "",
       stderr: 'panic: fetch: variable "unset" was never written\n',
     });
+  });
+});
+
+Deno.test("the CLI runs and dumps a PIR model directory, and refuses a bad one with one error line", async () => {
+  await withTempDir(async (dir) => {
+    const good = `${dir}/good`,
+      missing = `${dir}/missing`,
+      magic = `${dir}/magic`;
+    for (const d of [good, missing, magic]) await Deno.mkdir(d);
+    const w = Tensor.fromArray([10, 20], "float32");
+    const b = Tensor.fromArray([1, 2], "float32");
+    await Deno.writeTextFile(`${good}/inference.json`, pirAffineText());
+    await Deno.writeFile(
+      `${good}/inference.pdiparams`,
+      writePaddleTensors([b, w]),
+    );
+    await Deno.writeTextFile(`${missing}/inference.json`, pirAffineText());
+    await Deno.writeFile(
+      `${missing}/inference.pdiparams`,
+      writePaddleTensors([b]),
+    );
+    await Deno.writeTextFile(
+      `${magic}/inference.json`,
+      pirAffineText().replace('"magic":"pir"', '"magic":"mlir"'),
+    );
+    const x = `${dir}/x.npy`;
+    await Deno.writeFile(x, encodeNpy(Tensor.fromArray([[0, 1]], "float32")));
+    // A value used before it is defined: the second add reads %9.
+    const early = `${dir}/early.json`;
+    await Deno.writeTextFile(
+      early,
+      pirAffineText().replace('"I":[{"%":4},{"%":2}]', '"I":[{"%":9},{"%":2}]'),
+    );
+    const truncated = `${dir}/truncated.json`;
+    await Deno.writeTextFile(truncated, pirAffineText().slice(0, 100));
+    const [run, dump, noParam, badMagic, badValue, cut] = await mapLimited(
+      [
+        [good, "--feed", `x=${x}`],
+        ["dump", good],
+        [missing, "--feed", `x=${x}`],
+        [magic, "--feed", `x=${x}`],
+        [early],
+        ["dump", truncated],
+      ],
+      2,
+      runRill,
+    );
+    assertEquals(run, {
+      code: 0,
+      stdout: "fetch_name_0 [[11, 23]]\n",
+      stderr: "",
+    });
+    assertEquals(dump.code, 0);
+    assertEquals(
+      dump.stdout.split("\n").filter((l) => l.includes(" op ")),
+      [
+        "  op 0: feed(X=[feed]) -> Out=[x] {col=0}",
+        '  op 1: elementwise_add(X=[x], Y=[w]) -> Out=["%4"]',
+        '  op 2: elementwise_add(X=["%4"], Y=[b]) -> Out=[fetch_name_0]',
+        "  op 3: fetch(X=[fetch_name_0]) -> Out=[fetch] {col=0}",
+      ],
+    );
+    assertEquals(noParam, {
+      code: 1,
+      stdout: "",
+      stderr:
+        `error: ${missing}/inference.pdiparams: parameter "w" (2 of 2 by name) is missing: the file ends after 1 tensors\n`,
+    });
+    assertEquals(badMagic, {
+      code: 1,
+      stdout: "",
+      stderr:
+        `error: ${magic}/inference.json: not a PIR program: magic is "mlir", not "pir"\n`,
+    });
+    assertEquals(badValue, {
+      code: 1,
+      stdout: "",
+      stderr:
+        `error: ${early}: block 0 op 4 (1.add): value %9 is used before it is defined\n`,
+    });
+    assertEquals([cut.code, cut.stdout], [1, ""]);
+    assertStringIncludes(
+      cut.stderr,
+      `error: ${truncated}: not a PIR program: invalid JSON: `,
+    );
+    assertEquals(cut.stderr.split("\n").length, 2);
   });
 });

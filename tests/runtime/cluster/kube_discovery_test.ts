@@ -394,3 +394,37 @@ Deno.test("discoverKubeWorkers() rejects bad options before any request", async 
     assertEquals(api.requests.length, 0);
   });
 });
+
+Deno.test("discoverKubeWorkers() says what it waits for after each poll that saw something new", async () => {
+  const notReady = podList([
+    pod("rill-worker-0", "ready", { ip: "10.244.1.1" }),
+    pod("rill-worker-1", "not-ready", { ip: "10.244.1.2" }),
+  ]);
+  const replies = inTurn(workers(0, 2), notReady, notReady, workers(2));
+  await withFakeKubeApi(replies, async (api) => {
+    const lines: string[] = [];
+    const addrs = await discoverKubeWorkers(SELECTOR, {
+      ...api.options,
+      onProgress: (line) => lines.push(line),
+    });
+    assertEquals(addrs, ["10.244.1.1:7070", "10.244.1.2:7070"]);
+    assertEquals(lines, [
+      "waiting for workers: 0 of 2 ready (rill-worker-0: Pending: ContainerCreating, rill-worker-1: Pending: ContainerCreating)",
+      "waiting for workers: 1 of 2 ready (rill-worker-1: ContainersNotReady)",
+    ]);
+    assertEquals(api.requests.length, 4);
+  });
+});
+
+Deno.test("discoverKubeWorkers() says nothing when the first poll finds enough", async () => {
+  await withFakeKubeApi(always(workers(2, 1)), async (api) => {
+    const lines: string[] = [];
+    const addrs = await discoverKubeWorkers(SELECTOR, {
+      ...api.options,
+      expected: 2,
+      onProgress: (line) => lines.push(line),
+    });
+    assertEquals(addrs.length, 2);
+    assertEquals(lines, []);
+  });
+});

@@ -2,7 +2,10 @@
 // by IP, and the port from the option or the named container port.
 
 import { assertEquals, assertThrows } from "@std/assert";
-import { KubePortError } from "../../../runtime/cluster/kube_errors.ts";
+import {
+  KubeDnsNameError,
+  KubePortError,
+} from "../../../runtime/cluster/kube_errors.ts";
 import {
   type KubePod,
   parsePodList,
@@ -137,4 +140,23 @@ Deno.test("selectWorkerPods() lists not-ready pods sorted by name", () => {
     "rill-worker-9",
     "rill-worker-10",
   ]);
+});
+
+Deno.test("selectWorkerPods() with dialBy dns names each pod hostname.subdomain.namespace.svc", () => {
+  const list = parsePodList(podList([
+    pod("rill-worker-1", "ready", { ip: "10.244.0.10" }),
+    pod("rill-worker-0", "ready", { ip: "10.244.0.9" }),
+  ]));
+  assertEquals(selectWorkerPods(list, { dialBy: "dns" }).ready, [
+    "rill-worker-0.rill-worker.rill.svc:7070",
+    "rill-worker-1.rill-worker.rill.svc:7070",
+  ]);
+  // A pod outside a StatefulSet has no such name: said at once.
+  const bare = pod("w", "ready", { ip: "10.244.0.11" });
+  delete (bare.spec as Record<string, unknown>).subdomain;
+  const e = assertThrows(
+    () => selectWorkerPods(parsePodList(podList([bare])), { dialBy: "dns" }),
+    KubeDnsNameError,
+  );
+  assertEquals(e.pod, "w");
 });

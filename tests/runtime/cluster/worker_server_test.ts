@@ -387,3 +387,45 @@ Deno.test("serveWorker() outlives a caller that goes away mid-call", async () =>
   }
   assertEquals((await watcher.health()).callsServed, 3n);
 });
+
+Deno.test("WorkerServer.drain() refuses new calls with unavailable and lets those in flight finish", async () => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  let arrived = 0;
+  const server = await serveWorker({
+    token: "",
+    handler: async (_endpoint, tensors) => {
+      arrived++;
+      await released;
+      return tensors;
+    },
+  });
+  using client = connectWorker(server.addr, { token: "", timeoutMs: 20_000 });
+  const call = client.call("wait", { x: Tensor.scalar(5, "int32") });
+  await eventually(() => arrived === 1);
+  const drained = server.drain({ timeoutMs: 15_000 });
+  assertEquals((await client.health()).serving, false);
+  using other = connectWorker(server.addr, { token: "", timeoutMs: 5_000 });
+  const refused = await failure(() => other.call("wait", {}));
+  assertEquals(refused.code, Code.Unavailable, refused.message);
+  assertEquals(arrived, 1);
+  release();
+  assertEquals((await within(5_000, call)).get("x")?.item(0), 5);
+  client.close();
+  other.close();
+  assertEquals(await within(10_000, drained), { drained: 1, cut: 0 });
+});
+
+Deno.test("WorkerServer.drain() cuts a call still running after its grace with unavailable", async () => {
+  const server = await serveWorker({ handler: testHandler, token: "" });
+  using client = connectWorker(server.addr, { token: "", timeoutMs: 20_000 });
+  const call = client.call("hang", {});
+  call.catch(() => {});
+  await eventually(async () => (await client.health()).callsInFlight === 1);
+  assertEquals(
+    await within(10_000, server.drain({ timeoutMs: 50 })),
+    { drained: 0, cut: 1 },
+  );
+  const cut = await failure(() => call);
+  assertEquals(cut.code, Code.Unavailable, cut.message);
+});

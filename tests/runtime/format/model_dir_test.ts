@@ -1,7 +1,7 @@
 // Model directories: finding the program, reading parameters one file per
 // variable or combined, and every way the parameter files can be wrong.
 
-import { assertEquals, assertRejects } from "@std/assert";
+import { assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import {
   Executor,
   Program,
@@ -20,6 +20,7 @@ import {
   W,
   writeFcModel,
 } from "../../_helpers/fluid_inference_model.ts";
+import { pirAffineText } from "../../_helpers/pir_json.ts";
 import { tensorOf } from "../../_helpers/run_program.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
@@ -90,7 +91,7 @@ Deno.test("findModelFiles() refuses a directory with no program or with two", as
     let e = await assertRejects(() => findModelFiles(dir), ProgramError);
     assertEquals(
       e.message,
-      `${dir}: no __model__ or *.pdmodel file in the model directory`,
+      `${dir}: no __model__, *.pdmodel or inference.json file in the model directory`,
     );
     await Deno.writeFile(`${dir}/__model__`, new Uint8Array());
     await Deno.writeFile(`${dir}/a.pdmodel`, new Uint8Array());
@@ -176,5 +177,71 @@ Deno.test("loadModel() refuses a .npy given as the combined file", async () => {
     await Deno.writeFile(npy, new Uint8Array([0x93, 78, 85, 77, 80, 89, 1, 0]));
     const e = await loadError(dir, npy);
     assertEquals(e.where, { file: npy });
+  });
+});
+
+// ---- PIR programs (Paddle 3) ------------------------------------------------
+
+const PIR_W = Tensor.fromArray([10, 20], "float32");
+const PIR_B = Tensor.fromArray([1, 2], "float32");
+
+// An inference.json beside the .pdiparams holding `records`.
+async function writePirModel(dir: string, records: Tensor[]): Promise<void> {
+  await Deno.writeTextFile(`${dir}/inference.json`, pirAffineText());
+  await Deno.writeFile(
+    `${dir}/inference.pdiparams`,
+    writePaddleTensors(records),
+  );
+}
+
+Deno.test("Program.load() runs a PIR model directory, its parameters read in name order", async () => {
+  await withTempDir(async (dir) => {
+    await writePirModel(dir, [PIR_B, PIR_W]);
+    assertEquals(await findModelFiles(dir), {
+      program: `${dir}/inference.json`,
+      params: `${dir}/inference.pdiparams`,
+    });
+    const program = await Program.load(dir);
+    const { fetched } = await new Executor().run(program, {
+      feeds: { x: Tensor.fromArray([[0, 1]], "float32") },
+      fetch: ["fetch_name_0"],
+    });
+    assertEquals(tensorOf(fetched.fetch_name_0).toNested(), [[11, 23]]);
+  });
+});
+
+Deno.test("loadModel() names a parameter missing from a PIR model's .pdiparams", async () => {
+  await withTempDir(async (dir) => {
+    await writePirModel(dir, [PIR_B]);
+    const e = await loadError(dir);
+    assertEquals(e.where, {
+      file: `${dir}/inference.pdiparams`,
+      variable: "w",
+    });
+    assertEquals(
+      e.message,
+      `${dir}/inference.pdiparams: parameter "w" (2 of 2 by name) is missing: the file ends after 1 tensors`,
+    );
+  });
+});
+
+Deno.test("loadModel() refuses a PIR model's .pdiparams with a record more than its p ops", async () => {
+  await withTempDir(async (dir) => {
+    await writePirModel(dir, [PIR_B, PIR_W, PIR_W]);
+    const e = await loadError(dir);
+    assertEquals(e.where, { file: `${dir}/inference.pdiparams` });
+    assertStringIncludes(
+      e.message,
+      "more than the 2 parameters the program declares",
+    );
+  });
+});
+
+Deno.test("loadModel() checks each PIR parameter against its p op's dtype and shape", async () => {
+  await withTempDir(async (dir) => {
+    await writePirModel(dir, [Tensor.fromArray([1, 2], "float64"), PIR_W]);
+    const e = await loadError(dir);
+    assertEquals(e.where.variable, "b");
+    assertStringIncludes(e.message, 'parameter "b" is declared');
   });
 });

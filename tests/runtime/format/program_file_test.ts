@@ -32,6 +32,7 @@ import {
 } from "../../../mod.ts";
 import { buildProgram, runProgram } from "../../_helpers/run_program.ts";
 import { paddle2Program } from "../../_helpers/paddle2_program.ts";
+import { pirAffineText } from "../../_helpers/pir_json.ts";
 
 const MULT_PB = new URL("../../../examples/mult.pb", import.meta.url);
 
@@ -112,7 +113,18 @@ Deno.test("decodeProgram() rejects an empty file", () => {
 Deno.test("decodeProgram() rejects a text file", () => {
   const text = new TextEncoder();
   assertNotAProgram(text.encode("hello world, this is not a program\n"));
-  assertNotAProgram(text.encode('{"blocks": [{"idx": 0}]}'));
+});
+
+Deno.test("decodeProgram() reads JSON as a PIR program and names what is missing", () => {
+  const e = assertThrows(() =>
+    decodeProgram(new TextEncoder().encode('{"blocks": [{"idx": 0}]}'), "p.pb")
+  );
+  assertInstanceOf(e, ProgramError);
+  assertEquals(e.where, { file: "p.pb" });
+  assertEquals(
+    e.message,
+    'p.pb: not a PIR program: "base_code" is missing',
+  );
 });
 
 Deno.test("decodeProgram() rejects a valid message that has no blocks", () => {
@@ -396,4 +408,22 @@ Deno.test("Program.fromBinary() reads what toBinary() wrote", async () => {
   assert(equals(ProgramDescSchema, back.desc, program.desc));
   const [a, b] = await Promise.all([runProgram(program), runProgram(back)]);
   assertEquals(b.lines, a.lines);
+});
+
+Deno.test("readProgramFile() reads a PIR program by its .json name or by its leading {", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const name of ["net.json", "net.pir", "net.pb"]) {
+      await Deno.writeTextFile(`${dir}/${name}`, `\n ${pirAffineText()}`);
+      const desc = await readProgramFile(`${dir}/${name}`);
+      assertEquals(desc.blocks[0].ops.map((o) => o.type), [
+        "feed",
+        "elementwise_add",
+        "elementwise_add",
+        "fetch",
+      ]);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

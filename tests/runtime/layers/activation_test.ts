@@ -15,6 +15,7 @@ import {
   pow,
   relu6,
   swish,
+  thresholdedRelu,
   validateProgram,
   type Variable,
 } from "../../../mod.ts";
@@ -32,6 +33,13 @@ const cases: [string, (x: Variable) => Variable, number[], number[]][] = [
   ["relu6()", (x) => relu6(x, { threshold: 2 }), [-1, 1, 3], [0, 1, 2]],
   ["elu()", (x) => elu(x, { alpha: 2 }), [-1, 3], [2 * Math.expm1(-1), 3]],
   ["clip()", (x) => clip(x, -1, 2), [-3, 0.5, 9], [-1, 0.5, 2]],
+  ["thresholdedRelu()", (x) => thresholdedRelu(x), [0.5, 1, 3], [0, 0, 3]],
+  [
+    "thresholdedRelu() with threshold and value",
+    (x) => thresholdedRelu(x, { threshold: -1, value: 7 }),
+    [-2, -1, 0],
+    [7, 7, 0],
+  ],
   ["pow()", (x) => pow(x, { factor: 3 }), [2, -1], [8, -1]],
   ["logSoftmax()", (x) => logSoftmax(x), [0, Math.LN2], [
     -Math.log(3),

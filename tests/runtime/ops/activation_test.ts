@@ -120,6 +120,20 @@ testOpCases("ACTIVATION_OPS", ACTIVATION_OPS, {
       values: [f32(Math.exp(-1) - 1), 0, 2],
     }],
   }],
+  thresholded_relu: [{
+    what: "keeps X above threshold and gives value elsewhere (NaN too)",
+    build: () => [
+      out("thresholded_relu", values([0.5, 1, 2]), {}),
+      out("thresholded_relu", values([-2, 0, NaN]), {
+        threshold: -1,
+        value: 4,
+      }),
+    ],
+    tensors: [
+      { dtype: "float32", shape: [3], values: [0, 0, 2] },
+      { dtype: "float32", shape: [3], values: [4, 0, 4] },
+    ],
+  }],
   clip: [
     {
       what: "clamps to [min, max]",

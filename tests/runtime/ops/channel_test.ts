@@ -503,7 +503,7 @@ Deno.test("the CLI exits 2 with the panic, its location and the dump", async () 
     const file = `${dir}/send_closed.pb`;
     await program.save(file);
     const err: string[] = [];
-    // --seed: a run without one ends its report with a rerun line.
+    // With a seed given, the report has no "rerun with --seed" line.
     const { code } = await runCli([file, "--seed", "1"], {
       stdout: () => {},
       stderr: (t) => err.push(t),
@@ -534,8 +534,10 @@ Deno.test("the CLI exits 2 on a deadlock and 1 on an invalid channel slot", asyn
     await invalid.save(`${dir}/invalid.txtpb`);
     const err: string[] = [];
     const io = { stdout: () => {}, stderr: (t: string) => err.push(t) };
-    const seeded = [`${dir}/deadlock.pb`, "--seed", "1"];
-    assertEquals((await runCli(seeded, io)).code, 2);
+    assertEquals(
+      (await runCli([`${dir}/deadlock.pb`, "--seed", "1"], io)).code,
+      2,
+    );
     assertEquals(
       err.pop(),
       "fatal error: all goroutines are asleep - deadlock!\n\n" +

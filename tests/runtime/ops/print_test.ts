@@ -1,4 +1,4 @@
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertRejects } from "@std/assert";
 import {
   assignValue,
   defaultProgram,
@@ -23,6 +23,21 @@ testOpCases("PRINT_OPS", PRINT_OPS, {
       print(x);
     },
     lines: ["x is 2", "2"],
+  }, {
+    what: "shows at most `summarize` elements, the first ones, as Paddle does",
+    build: () => {
+      const x = assignValue([0.5, 1, 1.5, 2, 2.5, 3], { shape: [2, 3] });
+      print(x, { message: "first 4", summarize: 4 });
+      print(x, { message: "none", summarize: 0 });
+      print(x, { message: "all 6", summarize: 6 });
+      print(x, { message: "all", summarize: -1 });
+    },
+    lines: [
+      "first 4 [0.5, 1, 1.5, 2, ...]",
+      "none [...]",
+      "all 6 [[0.5, 1, 1.5], [2, 2.5, 3]]",
+      "all [[0.5, 1, 1.5], [2, 2.5, 3]]",
+    ],
   }],
 });
 
@@ -163,4 +178,24 @@ Deno.test("formatValue() shows holes of a tensor array as <empty>", () => {
   const a = new TensorArray();
   a.resize(2);
   assertEquals(formatValue(a), "[<empty>, <empty>]");
+});
+
+Deno.test("print with summarize writes a 16M-element tensor as a short line", async () => {
+  const lines = await printedBy(() =>
+    print(fillConstant({ shape: [4096, 4096], value: 0.25 }), {
+      message: "big",
+      summarize: 3,
+    })
+  );
+  assertEquals(lines, ["big [0.25, 0.25, 0.25, ...]"]);
+});
+
+Deno.test("print refuses a summarize below -1 when the program is checked", async () => {
+  const program = new Program();
+  program.guard(() => print(fillConstant({ shape: [1] }), { summarize: -2 }));
+  await assertRejects(
+    () => new Executor({ print: () => {} }).run(program),
+    Error,
+    'attribute "summarize": -2 is below -1 (all)',
+  );
 });

@@ -5,12 +5,15 @@ import {
   assertStrictEquals,
 } from "@std/assert";
 import {
+  decodeNpy,
   defaultProgram,
   elementwiseAdd,
   Executor,
+  fetchTargets,
   fillConstant,
   forRange,
   increment,
+  loadModel,
   matmul,
   mul,
   print,
@@ -274,4 +277,24 @@ Deno.test("Executor.run() with a signal ends a program that loops forever", asyn
     DOMException,
     "timeout",
   );
+});
+
+Deno.test("Executor.run() on a loaded model returns its fetch targets without being asked", async () => {
+  const model = await loadModel("examples/mlp_model");
+  const img = decodeNpy(await Deno.readFile("examples/data/mlp_img.npy"));
+  const executor = new Executor();
+  const unasked = await executor.run(model, { feeds: { img } });
+  assertEquals(Object.keys(unasked.fetched), fetchTargets(model.desc));
+  assertEquals(Object.keys(unasked.fetched), ["fc_1.tmp_2"]);
+  const asked = await executor.run(model, {
+    feeds: { img },
+    fetch: ["fc_1.tmp_2"],
+  });
+  assertEquals(
+    tensorOf(unasked.fetched["fc_1.tmp_2"]).toNested(),
+    tensorOf(asked.fetched["fc_1.tmp_2"]).toNested(),
+  );
+  // An explicit list is what comes back, even an empty one.
+  const none = await executor.run(model, { feeds: { img }, fetch: [] });
+  assertEquals(none.fetched, {});
 });
