@@ -49,6 +49,10 @@ export type {
   LoadedModel,
   LoadModelOptions,
 } from "./runtime/format/model_dir.ts";
+export { traceHtml, traceJson } from "./runtime/run/trace_file.ts";
+export type { RunTracer, RunTracerOptions } from "./runtime/core/run_tracer.ts";
+export type { ChannelFlows } from "./runtime/core/channel_flows.ts";
+export type { TraceCategory, TraceEvent } from "./runtime/core/trace_event.ts";
 export { feedTargets, fetchTargets } from "./runtime/run/feed_binding.ts";
 export type { FeedTarget } from "./runtime/run/feed_binding.ts";
 export { BlockLayout, Scope } from "./runtime/core/scope.ts";

@@ -21,6 +21,7 @@
 import type { GreenThread } from "./green_thread.ts";
 import type { Random } from "./random.ts";
 import type { Scheduler } from "./scheduler.ts";
+import type { ThreadTracer } from "./thread_tracer.ts";
 import { clearImmediate, setImmediate } from "node:timers";
 
 /** A setTimeout handle. */
@@ -58,6 +59,8 @@ export class RunState {
   ended = false;
   /** Set when the run spans workers; see the invariants. */
   shared: SharedActivity | undefined = undefined;
+  /** Told of every park and wake-up when the run is traced. */
+  tracer: ThreadTracer | undefined = undefined;
   #isBusy = false;
   #prevBusy: RunState | undefined = undefined;
   #nextBusy: RunState | undefined = undefined;

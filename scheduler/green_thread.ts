@@ -307,6 +307,7 @@ export class GreenThread {
     this.#parked = parked;
     if (s !== "runnable") return; // counted already
     const run = this.#run;
+    if (run.tracer !== undefined) run.tracer.blocked(this, reason);
     run.blocked++;
     run.shared?.changed(-1);
     if (!run.checkQueued) run.queueCheck();
@@ -323,6 +324,7 @@ export class GreenThread {
     if (this.#parked !== parked) return true; // not what it waits on
     this.#status = "runnable";
     this.#parked = undefined;
+    if (run.tracer !== undefined) run.tracer.woken(this);
     run.blocked--;
     run.shared?.changed(1);
     return true;
@@ -366,6 +368,7 @@ export class GreenThread {
         else next.#prevLive = prev;
         t.#prevLive = t.#nextLive = undefined;
         run.removeLive();
+        if (run.tracer !== undefined) run.tracer.finished(t, panic);
         t.#status = "done";
         t.#parked = undefined;
         // Counted once the thread is off the list, so that the worker sees

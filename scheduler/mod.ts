@@ -78,3 +78,4 @@ export {
 } from "./thread_dump.ts";
 export { after, type AfterOptions, sleep, type SleepOptions } from "./timer.ts";
 export { WaitGroup, type WaitGroupWaitOptions } from "./wait_group.ts";
+export type { ThreadTracer } from "./thread_tracer.ts";

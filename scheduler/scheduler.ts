@@ -40,6 +40,7 @@ import {
   parkedOn,
 } from "./_thread_control.ts";
 import { formatThreadDump } from "./thread_dump.ts";
+import type { ThreadTracer } from "./thread_tracer.ts";
 
 /** Options for {@linkcode Scheduler}. */
 export interface SchedulerOptions {
@@ -66,6 +67,13 @@ export interface SchedulerOptions {
    * @default {true}
    */
   threadContext?: boolean;
+  /**
+   * Told of every park and wake-up of the run's threads (a run trace);
+   * none when undefined, which costs one branch per park and wake-up.
+   *
+   * @default {undefined}
+   */
+  tracer?: ThreadTracer;
 }
 
 /** Options for {@linkcode Scheduler.prototype.run}. */
@@ -160,6 +168,7 @@ export class Scheduler {
     const seed = options?.seed ?? Math.floor(Math.random() * 2 ** 53);
     this.#context = options?.threadContext ?? true;
     this.#run = new RunState(this, new Random(seed));
+    this.#run.tracer = options?.tracer;
   }
 
   /**

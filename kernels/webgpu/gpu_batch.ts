@@ -30,6 +30,7 @@ import {
   storageBytes,
 } from "./gpu_tensor.ts";
 import { encodeDispatches } from "./_encode_dispatches.ts";
+import { gpuTraceHook } from "./gpu_trace.ts";
 
 /** One kernel launch. */
 export interface GpuDispatch {
@@ -361,6 +362,9 @@ export class GpuBatch {
     this.gpu.check();
     this.#pending.push(dispatch);
     this.#dispatched++;
+    if (gpuTraceHook !== undefined) {
+      gpuTraceHook.dispatched(dispatch.pipeline.label, dispatch.workgroups);
+    }
     if (this.#pending.length >= this.#maxPending) this.submit();
   }
 
@@ -382,7 +386,11 @@ export class GpuBatch {
    * ```
    */
   submit(): void {
+    const trace = gpuTraceHook && this.#traceStart();
     this.#scoped(() => this.pool.submit([this.#encode().finish()]));
+    if (trace !== undefined) {
+      gpuTraceHook?.submitted(trace.count, trace.kernels, trace.start);
+    }
   }
 
   /**
@@ -421,15 +429,32 @@ export class GpuBatch {
       bytes: t.byteLength,
     }));
     // readBack submits before its first await, so the scope covers it.
+    const start = performance.now();
     const bytes = await this.#scoped(() =>
       this.pool.readBack(sources, this.#encode())
     );
+    if (gpuTraceHook !== undefined) {
+      let total = 0;
+      for (const s of sources) total += s.bytes;
+      gpuTraceHook.readBack(total, start);
+    }
     const errors = this.#errors;
     this.#errors = [];
     const failure = (await this.gpu.watch(Promise.all(errors)))
       .find((e) => e !== null);
     if (failure) throw failure;
     return tensors.map((t, i) => toTensor(t.dtype, t.shape, bytes[i]));
+  }
+
+  // What a traced submit reports: the dispatches pending, and when.
+  #traceStart(): { count: number; kernels: string; start: number } {
+    const pending = this.#pending;
+    const kernels = [...new Set(pending.map((d) => d.pipeline.label))];
+    return {
+      count: pending.length,
+      kernels: kernels.join(", "),
+      start: performance.now(),
+    };
   }
 
   // float16 kernels declare f16 bindings, which need shader-f16.

@@ -129,6 +129,7 @@ function parseFlags(args: readonly string[]) {
       device: { type: "string" },
       explain: { type: "boolean" },
       seed: { type: "string" },
+      trace: { type: "string" },
       feed: { type: "string", multiple: true },
       fetch: { type: "string", multiple: true },
       params: { type: "string" },

@@ -114,6 +114,15 @@ const FLAGS: readonly FlagHelp[] = [
                      named in a panic or deadlock report)`,
   },
   {
+    flag: "trace",
+    commands: RUN,
+    text:
+      `  --trace FILE       writes the run's trace: FILE.json in the Chrome Trace
+                     Event format (Perfetto, chrome://tracing), FILE.html as
+                     one page with a zoomable timeline; a track per green
+                     thread, grouped per worker, with waits, ops and flows`,
+  },
+  {
     flag: "feed",
     commands: RUN,
     text:

@@ -30,6 +30,7 @@ import {
   positiveInt,
   splitPair,
 } from "./_command_line.ts";
+import { traceTarget } from "./trace_flag.ts";
 import { discoveryOverrides } from "./_discovery_flags.ts";
 
 // The CA of --tls-ca, else of the file RILL_TLS_CA names; undefined for
@@ -127,6 +128,7 @@ export async function runProgram(
     parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
   }
   const tlsCa = await readTlsCa(values["tls-ca"]);
+  const trace = await traceTarget(values.trace, path);
   const discovery = discoveryOverrides(values, processEnv());
   const executor = new Executor({
     device,
@@ -134,6 +136,7 @@ export async function runProgram(
     seed,
     print: (l) => io.stdout(l + "\n"),
     workers,
+    trace: trace?.collect,
   });
   const { fetched, plan } = await executor.run(model, {
     file: model.file,
@@ -141,7 +144,7 @@ export async function runProgram(
     fetch: fetches.map(([name]) => name),
   }).catch((e) => {
     throw values.seed === undefined ? withSeed(e, seed) : e;
-  });
+  }).finally(() => trace?.write());
   if (values.explain) io.stderr(explainPlan(plan));
   await writeFetches(fetches, fetched, io);
   return { code: 0 };

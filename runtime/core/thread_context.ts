@@ -8,6 +8,7 @@
  * @module
  */
 import type { Device } from "../../kernels/device.ts";
+import type { RunTracer } from "./run_tracer.ts";
 import type { BlockForeverOptions } from "../../scheduler/block_forever.ts";
 import type { ChannelOpOptions } from "../../scheduler/channel.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
@@ -29,6 +30,8 @@ export interface RunServices {
   print(line: string): void;
   /** Where the run's cluster ops find workers and this process. */
   readonly cluster?: ClusterSettings;
+  /** Records the run's trace, when it is traced (see run_tracer.ts). */
+  readonly tracer?: RunTracer;
 }
 
 /** How a run's cluster ops find the workers and this process. */

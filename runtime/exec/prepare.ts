@@ -21,6 +21,7 @@ import type { PreparedBlock, PreparedOp } from "../core/prepared_block.ts";
 import { BlockLayout } from "../core/scope.ts";
 import { varInfoOf } from "../core/var_info.ts";
 import { VarRef } from "../core/var_ref.ts";
+import { tracedOp } from "./traced_op.ts";
 
 /**
  * A program whose blocks are prepared on first use, with the op
@@ -45,16 +46,24 @@ export class PreparedProgram {
   readonly #ops: ReadonlyMap<string, OpDef>;
   readonly #blocks: (PreparedBlock | undefined)[] = [];
   readonly #layouts: (BlockLayout | undefined)[] = [];
+  readonly #traced: boolean;
 
   /**
    * Wraps a validated program.
    *
    * @param desc The program.
    * @param ops The op definitions, by type (validated against).
+   * @param traced Whether its ops tell a run's tracer what they do
+   * (traced_op.ts); an untraced program's ops are the ops' own functions.
    */
-  constructor(desc: ProgramDesc, ops: ReadonlyMap<string, OpDef>) {
+  constructor(
+    desc: ProgramDesc,
+    ops: ReadonlyMap<string, OpDef>,
+    traced = false,
+  ) {
     this.desc = desc;
     this.#ops = ops;
+    this.#traced = traced;
   }
 
   /**
@@ -160,9 +169,12 @@ export class PreparedProgram {
       [slot, refs(op.inputs, slot)] as const
     );
     const prepared = (def as OpDef).prepare(ctx);
-    const { run, resume } = typeof prepared === "function"
+    const plain = typeof prepared === "function"
       ? { run: prepared, resume: undefined }
       : prepared;
+    const { run, resume } = this.#traced
+      ? tracedOp(plain, op.type, block.idx, i)
+      : plain;
     return {
       run,
       resume,

@@ -19,9 +19,12 @@
  *
  * @module
  */
+import { itemSize } from "../../kernels/dtype.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { ProgramError } from "../core/errors.ts";
+import type { RunTracer } from "../core/run_tracer.ts";
 import type { RunServices } from "../core/thread_context.ts";
+import { RPC_TRACK } from "../core/trace_event.ts";
 import { loadRpcClient, type RpcClient } from "./_rpc_modules.ts";
 import { rosterOf } from "./_worker_roster.ts";
 
@@ -91,7 +94,9 @@ export interface PieceCall {
  * @example Usage
  * ```ts
  * import { callPiece } from "./_worker_calls.ts";
- * import type { RunServices } from "../core/thread_context.ts";
+ * import type { RunTracer } from "../core/run_tracer.ts";
+import type { RunServices } from "../core/thread_context.ts";
+import { RPC_TRACK } from "../core/trace_event.ts";
  * import { Tensor } from "../../kernels/tensor.ts";
  * import { ProgramError } from "../core/errors.ts";
  * import { assertRejects } from "@std/assert";
@@ -116,13 +121,18 @@ export async function callPiece(
   x: Tensor,
 ): Promise<Tensor> {
   const roster = rosterOf(run);
+  // Read while the calling thread runs, before the first await.
+  const thread = run.tracer?.current?.id;
   let addr = call.endpoints[call.index];
   if (call.retry && roster.isLost(addr)) {
     addr = (await nextWorker(run, call, 0)) ?? addr;
   }
   for (let attempt = 1;; attempt++) {
     try {
-      return await callWorker(run, addr, x, call.program);
+      const traced = run.tracer && traceCall(run.tracer, addr, thread, x);
+      const y = await callWorker(run, addr, x, call.program);
+      traced?.(y);
+      return y;
     } catch (error) {
       if (!call.retry || codeOf(error) !== UNAVAILABLE) {
         return operationalError(error);
@@ -185,6 +195,24 @@ interface OpenClient {
   inFlight: number;
 }
 const openClients = new WeakMap<RunServices, Map<string, OpenClient>>();
+
+// A traced run's RPC call: a span on the worker's RPC track from the call
+// to its reply, with the calling thread and the bytes each way.
+function traceCall(
+  tracer: RunTracer,
+  addr: string,
+  thread: number | undefined,
+  x: Tensor,
+): (y: Tensor) => void {
+  const start = tracer.now();
+  return (y) =>
+    tracer.span(RPC_TRACK, `call ${addr}`, "rpc", start, {
+      addr,
+      thread,
+      sentBytes: x.size * itemSize(x.dtype),
+      receivedBytes: y.size * itemSize(y.dtype),
+    });
+}
 
 // One call on the run's connection to `addr`.
 async function callWorker(

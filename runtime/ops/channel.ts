@@ -179,8 +179,15 @@ const channelSend = defineOp({
     const ch = ctx.input("Channel");
     const x = ctx.input("X");
     // A parked send hands its outcome to the thread's block (resumeAs).
-    return (scope, thread) =>
-      sendTensor(ch.channel(scope), x.tensor(scope), thread.resumeAs);
+    return (scope, thread) => {
+      const c = ch.channel(scope);
+      const value = x.tensor(scope);
+      const tracer = thread.run.tracer;
+      if (tracer !== undefined && c instanceof Channel) {
+        tracer.flows.sent(thread.thread, c, value);
+      }
+      return sendTensor(c, value, thread.resumeAs);
+    };
   },
 });
 
@@ -211,9 +218,17 @@ const channelRecv = defineOp({
           }
           const value = c.recv(thread.resumeAs);
           if (value instanceof Promise) return value;
+          thread.run.tracer?.flows.received(thread.thread, c, value);
           out.write(scope, value);
         },
-        resume: (scope, value) => out.write(scope, value as Value),
+        resume(scope, value, thread) {
+          thread.run.tracer?.flows.received(
+            thread.thread,
+            ch.channel(scope)!,
+            value,
+          );
+          out.write(scope, value as Value);
+        },
       };
     }
     return {
@@ -224,11 +239,17 @@ const channelRecv = defineOp({
         }
         const got = c.recvOk(thread.resumeAs);
         if (got instanceof Promise) return got;
+        thread.run.tracer?.flows.received(thread.thread, c, got.value);
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));
       },
-      resume(scope, value) {
+      resume(scope, value, thread) {
         const got = value as RecvResult<Value>;
+        thread.run.tracer?.flows.received(
+          thread.thread,
+          ch.channel(scope)!,
+          got.value,
+        );
         out.write(scope, got.value);
         status.write(scope, statusTensor(got.ok));
       },

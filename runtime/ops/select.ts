@@ -27,6 +27,8 @@ import {
 import type { PreparedBlock } from "../core/prepared_block.ts";
 import { Scope } from "../core/scope.ts";
 import type { ThreadContext } from "../core/thread_context.ts";
+import type { RunTracer } from "../core/run_tracer.ts";
+import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
 import type { TensorChannel } from "../core/value.ts";
 import type { VarRef } from "../core/var_ref.ts";
 import { checkElementType, statusTensor } from "./channel.ts";
@@ -207,11 +209,32 @@ function finish(
   thread: ThreadContext,
 ): void | Promise<void> {
   const c = cases[result.index];
+  const tracer = thread.run.tracer;
+  if (tracer !== undefined) traceCase(tracer, c, result, scope, thread);
   if (c.kind === "recv") {
     c.value?.write(scope, result.value as Tensor);
     c.ok?.write(scope, statusTensor(result.ok));
   }
   return runSubBlock(c.body, new Scope(c.body.layout, scope), thread);
+}
+
+// Tells a traced run which case the select took, and links the value it
+// sent or received to its other end (a shared channel's send links itself,
+// through its codec).
+function traceCase(
+  tracer: RunTracer,
+  c: PreparedCase,
+  result: SelectResult,
+  scope: Scope,
+  thread: ThreadContext,
+): void {
+  tracer.selected(thread.thread, result.index, c.kind);
+  const ch = c.channel?.channel(scope);
+  if (ch === undefined || ch === null) return;
+  if (c.kind === "recv") tracer.flows.received(thread.thread, ch, result.value);
+  else if (c.kind === "send" && !(ch instanceof SharedChannel)) {
+    tracer.flows.sent(thread.thread, ch, c.value!.tensor(scope), true);
+  }
 }
 
 /**

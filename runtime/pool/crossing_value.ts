@@ -22,6 +22,7 @@ import { InternalError } from "../core/errors.ts";
 import type { Value } from "../core/value.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { tensorCodec } from "./tensor_codec.ts";
+import { channelCodec } from "./traced_codec.ts";
 import {
   channelRecord,
   openSharedChannel,
@@ -150,8 +151,8 @@ export function readCrossing(
     }
     case CHANNEL: {
       // The handle takes a hold of its own; the reference's ends.
-      const channel = openSharedChannel(member, ref, tensorCodec);
-      releaseChannel(member, ref, tensorCodec);
+      const channel = openSharedChannel(member, ref, channelCodec());
+      releaseChannel(member, ref, channelCodec());
       return channel;
     }
     case ARRAY: {

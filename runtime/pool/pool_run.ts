@@ -50,7 +50,8 @@ import { placeProgram, type ProgramPlacement } from "../check/placement.ts";
 import { RowSplit } from "./row_split.ts";
 import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
-import { tensorCodec } from "./tensor_codec.ts";
+import { channelCodec, quietly } from "./traced_codec.ts";
+import { KERNEL_TRACK } from "../core/trace_event.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
 import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
 import {
@@ -148,12 +149,14 @@ export class PoolRun implements PoolServices {
    * @returns The channel.
    */
   makeChannel(capacity: number, dtype?: DType): SharedChannel<Tensor> {
-    return createSharedChannel(
-      this.member,
-      capacity,
-      tensorCodec,
-      Tensor.zeros([1], dtype ?? "float32"),
-      dtype === undefined ? 0 : codeOfDType(dtype) + 1,
+    return quietly(() =>
+      createSharedChannel(
+        this.member,
+        capacity,
+        channelCodec(),
+        Tensor.zeros([1], dtype ?? "float32"),
+        dtype === undefined ? 0 : codeOfDType(dtype) + 1,
+      )
     );
   }
 
@@ -238,8 +241,19 @@ export class PoolRun implements PoolServices {
    */
   onMessage(message: number): void {
     if (message === PRINT_LOG) return this.printLog();
-    if (RowSplit.isTicket(message)) return this.#split.help(message);
+    if (RowSplit.isTicket(message)) return this.#help(message);
     this.#startSpawned(message);
+  }
+
+  // Helps with another worker's split kernel; a traced run shows it as a
+  // span on this worker's kernel track, as no thread of its runs it.
+  #help(message: number): void {
+    const tracer = this.#services?.tracer;
+    if (tracer === undefined) return void this.#split.help(message);
+    const start = tracer.now();
+    const rows = this.#split.help(message);
+    if (rows === 0) return; // the caller had computed them all
+    tracer.span(KERNEL_TRACK, "rows of a split kernel", "op", start, { rows });
   }
 
   /**

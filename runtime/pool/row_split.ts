@@ -186,12 +186,14 @@ export class RowSplit {
    * then lets go of the ticket.
    *
    * @param message The ticket's message.
+   * @returns How many rows this worker computed.
    */
-  help(message: number): void {
+  help(message: number): number {
     const ticket = message - 1;
     try {
       const rows = this.#computeClaimed(ticket, false);
       Atomics.add(this.#member.heap.i32, Global.HelpedRows, rows);
+      return rows;
     } finally {
       this.#release(ticket);
     }

@@ -29,6 +29,7 @@ import { TensorArray } from "../core/value.ts";
 import { PoolRun } from "./pool_run.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { type PoolHandle, WorkerPool } from "./worker_pool.ts";
+import type { RunTracer } from "../core/run_tracer.ts";
 
 /** What {@linkcode runWithPool} runs, and with what. */
 export interface PooledRunOptions {
@@ -52,6 +53,8 @@ export interface PooledRunOptions {
   readonly cluster: ClusterSettings | undefined;
   /** Gets the pool once it has started (a hook for tests). */
   readonly onPool: ((pool: PoolHandle) => void) | undefined;
+  /** The run's tracer on this worker, when it is traced. */
+  readonly tracer?: RunTracer;
 }
 
 /**
@@ -106,6 +109,7 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     print: (line) => pool.print(line),
     pool,
     cluster: options.cluster,
+    tracer: options.tracer,
   };
   pool.attach(services);
   const failed = new AbortController();
@@ -117,6 +121,7 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     cluster: options.cluster,
     localThreads: () => scheduler.threads().map((t) => threadSnapshot(t, 0)),
     fail: (error) => failed.abort(error),
+    traceOrigin: options.tracer?.origin,
   });
   member.start({
     onQuiet: () => workers.quiet(),
@@ -161,6 +166,9 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     throw error;
   } finally {
     pool.printLog();
+    if (options.tracer !== undefined) {
+      options.tracer.adopt(await workers.traces());
+    }
     workers.stop();
     pool.close();
     member.close();

@@ -25,10 +25,14 @@ import { OPS } from "../ops/mod.ts";
 import type { PooledRunServices } from "../core/_pool_services.ts";
 import type { WorkerInit, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
+import { RunTracer } from "../core/run_tracer.ts";
+import { installTracer } from "./trace_hooks.ts";
 
 let running:
   | { scheduler: Scheduler; service: GreenThread; self: number }
   | undefined;
+// This worker's part of a traced run's trace.
+let tracer: RunTracer | undefined;
 
 function report(message: WorkerReport): void {
   self.postMessage(message);
@@ -44,8 +48,16 @@ function snapshots() {
 function start(init: WorkerInit): void {
   const heap = new SharedHeap(init.memory);
   const desc = compactFromBinary(ProgramDescSchema, init.program);
-  const prepared = new PreparedProgram(desc, OPS);
-  const scheduler = new Scheduler({ seed: init.seed, threadContext: false });
+  if (init.traceOrigin !== undefined) {
+    tracer = new RunTracer({ worker: init.self, origin: init.traceOrigin });
+    installTracer(tracer);
+  }
+  const prepared = new PreparedProgram(desc, OPS, tracer !== undefined);
+  const scheduler = new Scheduler({
+    seed: init.seed,
+    threadContext: false,
+    tracer,
+  });
   let service: GreenThread | undefined;
   // The worker's own main thread only keeps its scheduler running: it is
   // not part of the program, so it joins before the run's counting starts.
@@ -64,6 +76,7 @@ function start(init: WorkerInit): void {
     print: (line) => pool.print(line),
     pool,
     cluster: init.cluster,
+    tracer,
   };
   pool.attach(services);
   member.start({
@@ -111,6 +124,10 @@ self.onmessage = (event: MessageEvent) => {
   const message = event.data;
   if (message.type === "init") return start(message as WorkerInit);
   if (message.type === "crash") throw new Error("crash asked for by a test");
+  if (message.type === "trace") {
+    const events = tracer?.finish() ?? [];
+    return report({ type: "traced", probe: message.probe, events });
+  }
   if (message.type === "probe") {
     // Answer after the current macrotask, so that any step in progress has
     // finished and shows in the counts.

@@ -18,6 +18,7 @@ import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
 import type { ThreadInfo } from "../../scheduler/thread_dump.ts";
 import { formatThreadDump } from "../../scheduler/thread_dump.ts";
 import type { ClusterSettings } from "../core/thread_context.ts";
+import type { TraceEvent } from "../core/trace_event.ts";
 
 /** What the main thread sends a worker to start it. */
 export interface WorkerInit {
@@ -34,6 +35,8 @@ export interface WorkerInit {
   readonly seed: number;
   /** The run's cluster settings (plain data). */
   readonly cluster?: ClusterSettings;
+  /** Set when the run is traced: when its trace began (epoch ms). */
+  readonly traceOrigin?: number;
 }
 
 /** What a worker tells the main thread. */
@@ -53,7 +56,12 @@ export type WorkerReport =
     readonly thread: ThreadInfo | undefined;
     readonly threads: readonly ThreadInfo[];
   }
-  | { readonly type: "died"; readonly message: string };
+  | { readonly type: "died"; readonly message: string }
+  | {
+    readonly type: "traced";
+    readonly probe: number;
+    readonly events: readonly TraceEvent[];
+  };
 
 /** Options of {@linkcode WorkerPool}. */
 export interface WorkerPoolOptions {
@@ -67,6 +75,8 @@ export interface WorkerPoolOptions {
   readonly seed: number;
   /** The run's cluster settings. */
   readonly cluster?: ClusterSettings;
+  /** Set when the run is traced: when its trace began (epoch ms). */
+  readonly traceOrigin?: number;
   /** The main thread's own threads, for dumps. */
   readonly localThreads: () => readonly ThreadInfo[];
   /** Ends the run with a panic or a deadlock. */
@@ -125,6 +135,8 @@ export class WorkerPool implements PoolHandle {
   #answers: ThreadInfo[][] | undefined;
   // Snapshots asked for by `threads()`, by probe number.
   #asked = new Map<number, (threads: readonly ThreadInfo[]) => void>();
+  // Traces asked for by `traces()`, by probe number.
+  #traced = new Map<number, (events: readonly TraceEvent[]) => void>();
   #epoch = 0;
   #stopped = false;
 
@@ -152,6 +164,7 @@ export class WorkerPool implements PoolHandle {
         program: options.program,
         seed: options.seed,
         cluster: options.cluster,
+        traceOrigin: options.traceOrigin,
       };
       worker.postMessage(init);
       this.#workers.push(worker);
@@ -176,6 +189,29 @@ export class WorkerPool implements PoolHandle {
       () => this.#answer(this.#probe, this.#options.localThreads()),
       0,
     );
+  }
+
+  /**
+   * The trace events every other worker recorded (a traced run, as it
+   * ends); a worker that does not answer within 2 s is left out.
+   *
+   * @returns Their events.
+   */
+  async traces(): Promise<TraceEvent[]> {
+    const all = await Promise.all(this.#workers.map((worker) => {
+      const probe = ++this.#probe;
+      const { promise, resolve } = Promise.withResolvers<
+        readonly TraceEvent[]
+      >();
+      this.#traced.set(probe, resolve);
+      const timer = setTimeout(() => resolve([]), 2000);
+      worker.postMessage({ type: "trace", probe });
+      return promise.finally(() => {
+        clearTimeout(timer);
+        this.#traced.delete(probe);
+      });
+    }));
+    return all.flat();
   }
 
   /**
@@ -246,6 +282,8 @@ export class WorkerPool implements PoolHandle {
         return this.quiet();
       case "probed":
         return this.#answer(report.probe, report.threads);
+      case "traced":
+        return this.#traced.get(report.probe)?.(report.events);
       case "died":
         return this.#died(worker, report.message);
       case "panic": {

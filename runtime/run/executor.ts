@@ -10,7 +10,7 @@ import type { Device } from "../../kernels/device.ts";
 import { readBack } from "../../kernels/device_tensor.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { Scheduler } from "../../scheduler/scheduler.ts";
-import { Panic } from "../../scheduler/panic.ts";
+import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import type { PoolHandle } from "../pool/worker_pool.ts";
 import { runBlock } from "../exec/block_runner.ts";
 import { ProgramError } from "../core/errors.ts";
@@ -24,6 +24,8 @@ import { validateProgram } from "../check/validate.ts";
 import type { DeviceName } from "./device_choice.ts";
 import { MAX_WORKERS, planRun, type RunPlan } from "./run_plan.ts";
 import type { Value } from "../core/value.ts";
+import { RunTracer } from "../core/run_tracer.ts";
+import type { TraceEvent } from "../core/trace_event.ts";
 
 /** A program and the tensors of its persistable variables. */
 export interface ProgramWithParameters {
@@ -104,6 +106,36 @@ export interface ExecutorOptions {
    * @default {undefined}
    */
   onPool?: (pool: PoolHandle) => void;
+  /**
+   * Traces each run: when the run ends (also when it panics or deadlocks),
+   * this gets its events in the Chrome Trace Event format, every worker's
+   * (see `runtime/core/run_tracer.ts`); `traceJson` and `traceHtml` in
+   * `runtime/run/trace_file.ts` make files of them. Untraced when
+   * undefined.
+   *
+   * @default {undefined}
+   *
+   * @example Tracing a run
+   * ```ts
+   * import { Executor } from "./executor.ts";
+   * import type { TraceEvent } from "../core/trace_event.ts";
+   * import { fillConstant, go, makeChannel, Program, recv, send } from "../../mod.ts";
+   * import { assert } from "@std/assert";
+   *
+   * const p = new Program();
+   * p.guard(() => {
+   *   const ch = makeChannel({ dtype: "int32" });
+   *   go(() => send(ch, fillConstant({ shape: [1], dtype: "int32", value: 7 })));
+   *   recv(ch);
+   * });
+   * let events: TraceEvent[] = [];
+   * await new Executor({ trace: (e) => events = e }).run(p.desc);
+   * // A flow from the send (s) to the receive (f), with one id.
+   * const s = events.find((e) => e.ph === "s")!;
+   * assert(events.some((e) => e.ph === "f" && e.id === s.id));
+   * ```
+   */
+  trace?: (events: TraceEvent[]) => void;
 }
 
 const encoder = new TextEncoder();
@@ -138,6 +170,7 @@ export class Executor {
   readonly #print: (line: string) => void;
   readonly #workers: number | "auto";
   readonly #onPool: ((pool: PoolHandle) => void) | undefined;
+  readonly #trace: ((events: TraceEvent[]) => void) | undefined;
 
   /**
    * Makes an executor.
@@ -161,6 +194,7 @@ export class Executor {
     }
     this.#workers = workers;
     this.#onPool = options.onPool;
+    this.#trace = options.trace;
   }
 
   /**
@@ -190,7 +224,8 @@ export class Executor {
   ): Promise<RunResult> {
     const desc = "desc" in program ? program.desc : program;
     validateProgram(desc, { file: options.file });
-    const prepared = new PreparedProgram(desc, OPS);
+    const tracer = this.#trace && new RunTracer();
+    const prepared = new PreparedProgram(desc, OPS, tracer !== undefined);
     const main = prepared.block(0);
     const scope = options.scope ?? new Scope(main.layout);
     if (scope.layout.names.join("\0") !== main.layout.names.join("\0")) {
@@ -212,16 +247,52 @@ export class Executor {
     });
     // No async context per green thread: every op names its thread from its
     // ThreadContext, and a million parked threads fit in 1 GiB.
-    const scheduler = new Scheduler({ seed: this.#seed, threadContext: false });
+    const scheduler = new Scheduler({
+      seed: this.#seed,
+      threadContext: false,
+      tracer,
+    });
     const plan = await planRun(desc, {
       device: this.#device,
       workers: this.#workers,
       feeds: options.feeds,
     });
+    const hooks = tracer &&
+      (await import("../pool/trace_hooks.ts")).installTracer(tracer);
+    const fetched: Record<string, Value> = {};
+    try {
+      await this.#runOn(plan, prepared, scheduler, scope, options, tracer);
+      for (const name of fetch) {
+        fetched[name] = scope.get(name);
+        if (fetched[name] === undefined) {
+          throw new Panic(`fetch: variable "${name}" was never written`);
+        }
+      }
+      // Fetched tensors leave the device: their elements come back now.
+      await readBack(Object.values(fetched));
+    } catch (e) {
+      if (e instanceof Deadlock) tracer?.deadlocked(e.message);
+      throw e;
+    } finally {
+      hooks?.uninstall();
+      if (tracer !== undefined) this.#trace!(tracer.finish());
+    }
+    return { fetched, scope, device: plan.deviceReason, plan };
+  }
+
+  // Runs block 0 on one worker or a pool.
+  async #runOn(
+    plan: RunPlan,
+    prepared: PreparedProgram,
+    scheduler: Scheduler,
+    scope: Scope,
+    options: RunOptions,
+    tracer: RunTracer | undefined,
+  ): Promise<void> {
     if (plan.workers > 1) {
       // The pool's modules load only for a run that uses them.
       const { runWithPool } = await import("../pool/run_with_pool.ts");
-      await runWithPool({
+      return runWithPool({
         prepared,
         scheduler,
         scope,
@@ -232,29 +303,21 @@ export class Executor {
         print: this.#print,
         cluster: this.#cluster,
         onPool: this.#onPool,
+        tracer,
       });
-    } else {
-      const services: RunServices = {
-        scheduler,
-        device: plan.device,
-        seed: this.#seed,
-        print: this.#print,
-        cluster: this.#cluster,
-      };
-      await scheduler.run(
-        (thread) => runBlock(main, scope, threadContext(services, thread)),
-        { signal: options.signal },
-      );
     }
-    const fetched: Record<string, Value> = {};
-    for (const name of fetch) {
-      fetched[name] = scope.get(name);
-      if (fetched[name] === undefined) {
-        throw new Panic(`fetch: variable "${name}" was never written`);
-      }
-    }
-    // Fetched tensors leave the device: their elements come back now.
-    await readBack(Object.values(fetched));
-    return { fetched, scope, device: plan.deviceReason, plan };
+    const services: RunServices = {
+      scheduler,
+      device: plan.device,
+      seed: this.#seed,
+      print: this.#print,
+      cluster: this.#cluster,
+      tracer,
+    };
+    const main = prepared.block(0);
+    await scheduler.run(
+      (thread) => runBlock(main, scope, threadContext(services, thread)),
+      { signal: options.signal },
+    );
   }
 }
