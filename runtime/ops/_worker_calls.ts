@@ -94,9 +94,7 @@ export interface PieceCall {
  * @example Usage
  * ```ts
  * import { callPiece } from "./_worker_calls.ts";
- * import type { RunTracer } from "../core/run_tracer.ts";
-import type { RunServices } from "../core/thread_context.ts";
-import { RPC_TRACK } from "../core/trace_event.ts";
+ * import type { RunServices } from "../core/thread_context.ts";
  * import { Tensor } from "../../kernels/tensor.ts";
  * import { ProgramError } from "../core/errors.ts";
  * import { assertRejects } from "@std/assert";
