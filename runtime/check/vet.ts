@@ -24,6 +24,12 @@
  *   not anyone wants them (`op_uses.ts`'s secondary results: a receive's
  *   value and Status, a select case's ok, an op's outputs after its first).
  * - `unreferenced_block`: a block that no op's block attribute names.
+ * - `stuck_loop`: a `while` whose Condition is computed (some op other
+ *   than a constant fill writes it) but never written by its body (its
+ *   block and the blocks nested in it): once it starts it never ends (a
+ *   loop over `channel_recv` that drops the receive's Status does this). A
+ *   condition only ever set to a constant is Go's `for {}`, meant to run
+ *   until the program ends, and is left alone.
  *
  * Whether two writes may overlap is placement's question
  * (`_spawn_path.ts`), asked of a program index whose ops' uses leave out
@@ -56,7 +62,8 @@ export type VetRule =
   | "one_way_channel"
   | "nil_select"
   | "unused"
-  | "unreferenced_block";
+  | "unreferenced_block"
+  | "stuck_loop";
 
 /** One finding of `vetProgram`. */
 export interface VetFinding {
@@ -127,6 +134,7 @@ export function vetProgram(
     ...nilSelects(program, flow),
     ...unused(flow, new Set(options.fetch ?? [])),
     ...unreferencedBlocks(program),
+    ...stuckLoops(program, flow),
   ].map(finding);
   return findings.sort((a, b) =>
     a.block - b.block || (a.op ?? -1) - (b.op ?? -1)
@@ -306,4 +314,53 @@ function* unreferencedBlocks(program: ProgramDesc): Generator<VetDraft> {
       detail: "no op runs this block (no op's block attribute names it)",
     };
   }
+}
+
+function* stuckLoops(
+  program: ProgramDesc,
+  flow: ChannelFlow,
+): Generator<VetDraft> {
+  for (const block of program.blocks) {
+    for (const [i, op] of block.ops.entries()) {
+      if (op.type !== "while") continue;
+      const name = op.inputs.find((s) => s.parameter === "Condition")
+        ?.arguments[0];
+      const body = op.attrs.find((a) => a.name === "sub_block")?.blockIdx;
+      if (name === undefined || body === undefined) continue;
+      const writes = flow.uses.resolve(block.idx, name)?.uses.filter((u) =>
+        u.kind === "write" || u.kind === "secondary"
+      ) ?? [];
+      // A condition only ever set to a constant is Go's `for {}`: a loop
+      // meant to run until the program ends (a generator goroutine).
+      const computed = writes.some((u) =>
+        !CONSTANT_OPS.has(u.type)
+      );
+      const inBody = writes.some((u) => isWithin(program, u.block, body));
+      if (!computed || inBody) continue;
+      yield {
+        rule: "stuck_loop",
+        block: block.idx,
+        op: i,
+        opType: op.type,
+        variable: name,
+        detail: `the Condition: no op of block ${body} (the loop's body) ` +
+          "writes it, so the loop never ends once it starts",
+      };
+    }
+  }
+}
+
+// Ops that write a constant: a loop condition they alone set is meant to
+// stay what they set.
+const CONSTANT_OPS: ReadonlySet<string> = new Set([
+  "fill_constant",
+  "assign_value",
+]);
+
+// Whether `block` is `outer` or nested in it.
+function isWithin(program: ProgramDesc, block: number, outer: number): boolean {
+  for (let b = block; b >= 0; b = program.blocks[b]?.parentIdx ?? -1) {
+    if (b === outer) return true;
+  }
+  return false;
 }

@@ -16,6 +16,7 @@ import {
   go,
   ifElse,
   increment,
+  lessThan,
   makeChannel,
   parallelFor,
   print,
@@ -26,6 +27,7 @@ import {
   select,
   send,
   type Variable,
+  whileLoop,
 } from "../../../mod.ts";
 import {
   type VetOptions,
@@ -344,4 +346,49 @@ Deno.test("vetProgram() lists findings by block and op", () => {
     "block 0 op 4",
     "block 1 op 0",
   ]);
+});
+
+// ---- stuck_loop -------------------------------------------------------------
+
+Deno.test("vetProgram() reports a while whose body never writes its Condition", () => {
+  assertEquals(
+    vetRule("stuck_loop", () => {
+      const i = int("i");
+      const n = int("n", 3);
+      const cond = lessThan(i, n);
+      whileLoop(cond, () => {
+        increment(i);
+        print(i);
+      });
+    }),
+    [
+      'block 0 op 3 (while): variable "less_than.out_0": the Condition: no op ' +
+      "of block 1 (the loop's body) writes it, so the loop never ends once it " +
+      "starts",
+    ],
+  );
+});
+
+Deno.test("vetProgram() accepts a Condition written in the body, in a block nested in it, or as a receive's Status", () => {
+  assertEquals(
+    vetRule("stuck_loop", () => {
+      const i = int("i");
+      const n = int("n", 3);
+      const cond = lessThan(i, n);
+      whileLoop(cond, () => {
+        increment(i);
+        ifElse(cond, () => lessThan(i, n, { out: cond }));
+      });
+      const ch = makeChannel({ capacity: 1, dtype: "int64" });
+      send(ch, i);
+      closeChannel(ch);
+      const more = fillConstant({ shape: [1], dtype: "bool", value: true });
+      const v = recv(ch, { status: more });
+      whileLoop(more, () => {
+        print(v);
+        recv(ch, { out: v, status: more });
+      });
+    }),
+    [],
+  );
 });
