@@ -55,6 +55,7 @@ import {
   COMPARE_KINDS,
   type CompareKind,
   type Kernels,
+  type NormKernelOptions,
 } from "../device.ts";
 import type { DType } from "../dtype.ts";
 import type { Tensor } from "../tensor.ts";
@@ -71,6 +72,7 @@ import {
 } from "./elementwise.ts";
 import { gather } from "./gather.ts";
 import { batchNorm } from "./batch_norm.ts";
+import { groupNorm, instanceNorm, layerNorm } from "./norm.ts";
 import { conv2d } from "./conv.ts";
 import { pool2d, poolFitsGpu } from "./pool.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
@@ -273,6 +275,9 @@ const CLOSE_3E5: GpuBound = {
   float32: { kind: "close", rtol: 3e-5, atol: 0 },
   float16: { kind: "ulp16", ulps: 1 },
 };
+
+// The normalizations' bound (argued at GPU_KERNELS.layerNorm).
+const NORMS: GpuBound = { float32: { kind: "scaled", rtol: 2 ** -12 } };
 
 /**
  * The bound of the strided copy (_strided_copy.ts) that the data-movement
@@ -531,6 +536,48 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
       run: (on, x, options) => batchNorm(on.batch, on.gpu(x), options),
       tolerance: { float32: { kind: "scaled", rtol: 2 ** -22 } },
     },
+    // Layer, instance and group normalization (norm.ts), float32: per
+    // group an f32 mean and a two-pass biased variance, each a sum of at
+    // most 2^16 terms in WORKGROUP shares and a tree, within 2^-14 of its
+    // magnitude (as SUMS), then (x − mean)·inv·scale + bias with
+    // inv = 1/sqrt(variance + epsilon). To first order, against the CPU's
+    // float64 (m = mean|x| of the group, M = mean((|x| + m)²), v the
+    // variance, inv the CPU's):
+    //   Mean      within 2^-14 · m (the sum) and one division;
+    //   Variance  within 2^-13 · M: the squared deviations' sum (2^-14)
+    //             and the mean's error, which adds only its square;
+    //   1/sqrt    within 2^-13 · inv · (1 + M/(v + epsilon)): half the
+    //             variance's relative error, sqrt and division a few ULP;
+    //   Y         within 2^-12 · ((|x| + m)·inv·|scale|·(1 + M/(v + eps))
+    //             + |bias|): the mean's error times inv·|scale|, the
+    //             deviation times inv's error, four roundings.
+    // So one scaled bound, 2^-12, with the magnitude of each output as
+    // listed (tests/kernels/webgpu/norm_test.ts computes it).
+    layerNorm: {
+      placed: (on, x, options) => normPlaced(on, x, options),
+      run: (on, x, options) =>
+        layerNorm(on.batch, on.gpu(x), {
+          ...normParams(on, options),
+          beginNormAxis: options?.beginNormAxis,
+        }),
+      tolerance: NORMS,
+    },
+    instanceNorm: {
+      placed: (on, x, options) => normPlaced(on, x, options),
+      run: (on, x, options) =>
+        instanceNorm(on.batch, on.gpu(x), normParams(on, options)),
+      tolerance: NORMS,
+    },
+    groupNorm: {
+      placed: (on, x, options) => normPlaced(on, x, options),
+      run: (on, x, options) =>
+        groupNorm(on.batch, on.gpu(x), {
+          ...normParams(on, options),
+          groups: options.groups,
+          channelLast: options.channelLast,
+        }),
+      tolerance: NORMS,
+    },
     activation: {
       placed: (on, _kind, x) => on.computes([x]),
       run: (on, kind, x, params) =>
@@ -600,6 +647,31 @@ function listed<K>(
   kind: K,
 ): boolean {
   return table[dtype]?.includes(kind) ?? false;
+}
+
+// A float32 normalization whose scale and bias (if any) are float32.
+function normPlaced(
+  on: GpuPlacement,
+  x: Tensor,
+  options: NormKernelOptions | undefined,
+): boolean {
+  const float32 = (t: Tensor | undefined) =>
+    t === undefined || t.dtype === "float32";
+  return on.computes([x]) && x.dtype === "float32" &&
+    float32(options?.scale) && float32(options?.bias);
+}
+
+// The scale, bias and epsilon of a placed normalization, on the GPU.
+function normParams(
+  on: GpuPlacement,
+  options: NormKernelOptions | undefined,
+): { scale?: GpuTensor; bias?: GpuTensor; epsilon?: number } {
+  const scale = options?.scale, bias = options?.bias;
+  return {
+    scale: scale === undefined ? undefined : on.gpu(scale),
+    bias: bias === undefined ? undefined : on.gpu(bias),
+    epsilon: options?.epsilon,
+  };
 }
 
 function largeFloat32(shape: readonly number[], dtype: DType): boolean {
