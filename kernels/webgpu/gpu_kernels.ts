@@ -74,6 +74,7 @@ import { gather } from "./gather.ts";
 import { batchNorm } from "./batch_norm.ts";
 import { groupNorm, instanceNorm, layerNorm } from "./norm.ts";
 import { conv2d } from "./conv.ts";
+import { conv2dTranspose } from "./conv_transpose.ts";
 import { pool2d, poolFitsGpu } from "./pool.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
@@ -515,6 +516,17 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
         conv2d(on.batch, on.gpu(x), on.gpu(f), options),
       tolerance: { float32: SUMS.float32 },
     },
+    // float32 only, as conv2d. The filter's transpose times X (the matmul
+    // kernels), then a gather of at most KH·KW of those sums per result
+    // (conv_transpose.ts): f32 sums of C/G·KH·KW terms in all, at most 1024
+    // in practice, so the sums' bound, magnitude being the transposed
+    // convolution of |x| by |filter|.
+    conv2dTranspose: {
+      placed: (on, x, f) => on.computes([x, f]) && x.dtype === "float32",
+      run: (on, x, f, options) =>
+        conv2dTranspose(on.batch, on.gpu(x), on.gpu(f), options),
+      tolerance: { float32: SUMS.float32 },
+    },
     // A max compares the CPU's values: exact. An average is an f32 sum of
     // at most 1024 terms (pool.ts keeps longer windows on the CPU, but for
     // the whole image, summed by the reduce kernel's tree) divided once:
@@ -628,7 +640,7 @@ export const GPU_VIEWS: readonly (keyof Kernels)[] = ["reshape"];
  *
  * assertEquals(runsOnGpu("binary", "add"), true);
  * assertEquals(runsOnGpu("binary", "mod"), false); // on the CPU
- * assertEquals(runsOnGpu("conv2dTranspose"), false);
+ * assertEquals(runsOnGpu("addN"), false); // on the CPU
  * assertEquals(runsOnGpu("reshape"), true); // a view
  * ```
  */
