@@ -284,9 +284,10 @@ function normalize(
   const second = batch.allocate("float32", statShape);
   if (layout.groups === 0) return [y, mean, second];
   const eps = new Uint32Array(Float32Array.of(options.epsilon ?? 1e-5).buffer);
+  const variant = variantOf(layout);
   const pipeline = batch.pipelines.get(
-    { op: "norm", dtype: "float32", variant: "workgroup" },
-    normWgsl,
+    { op: "norm", dtype: "float32", variant },
+    variant === "strided" ? normWgsl : () => normVec4Wgsl(variant === "rows4"),
   );
   batch.dispatch({
     pipeline,
@@ -311,6 +312,20 @@ function normalize(
     workgroups: grid(layout.groups),
   });
   return [y, mean, second];
+}
+
+// Which kernel walks a layout: "rows4" reads a contiguous group and its
+// scale and bias as vec4s (layer norm, a row a multiple of 4), "planes4"
+// reads a contiguous group as vec4s with one scale per 4 elements
+// (instance norm and NCHW group norm, planes a multiple of 4), "strided"
+// any layout an element at a time. On llvmpipe the vec4 walks take about
+// a third of the strided one's time ([8, 64, 56, 56]).
+function variantOf(layout: Layout): "rows4" | "planes4" | "strided" {
+  const [aMod, , aInner] = layout.at;
+  const [, , pDiv, pW] = layout.param;
+  if (aMod !== 1 || aInner !== 0 || layout.len % 4 !== 0) return "strided";
+  if (pDiv === 1 && pW === layout.len) return "rows4";
+  return pDiv % 4 === 0 ? "planes4" : "strided";
 }
 
 function checkFloat32(op: string, x: GpuTensor): void {
@@ -339,6 +354,20 @@ function checkParam(
   return t;
 }
 
+// The sum of the workgroup's shares in `part`, in a fixed tree; called in
+// uniform control flow.
+const TREE_WGSL = `
+fn tree(l: u32) -> f32 {
+  workgroupBarrier();
+  for (var s = ${WORKGROUP / 2}u; s > 0u; s = s >> 1u) {
+    if (l < s) { part[l] = part[l] + part[l + s]; }
+    workgroupBarrier();
+  }
+  let v = part[0];
+  workgroupBarrier();
+  return v;
+}`;
+
 function grid(count: number): [number, number] {
   const x = Math.min(count, MAX_WORKGROUPS);
   return [x, Math.ceil(count / x)];
@@ -364,16 +393,7 @@ fn at(r: u32, k: u32) -> u32 {
   return (r / p[2]) * p[3] + (r % p[2]) * p[4] + (k / p[5]) * p[6] + k % p[5];
 }
 fn param(r: u32, k: u32) -> u32 { return (r % p[7]) * p[8] + (k / p[9]) % p[10]; }
-fn tree(l: u32) -> f32 {
-  workgroupBarrier();
-  for (var s = ${WORKGROUP / 2}u; s > 0u; s = s >> 1u) {
-    if (l < s) { part[l] = part[l] + part[l + s]; }
-    workgroupBarrier();
-  }
-  let v = part[0];
-  workgroupBarrier();
-  return v;
-}
+${TREE_WGSL}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) w: vec3<u32>,
         @builtin(num_workgroups) nw: vec3<u32>,
@@ -402,6 +422,57 @@ fn main(@builtin(workgroup_id) w: vec3<u32>,
     let sc = select(1.0, S[j], p[11] == 1u);
     let b = select(0.0, B[j], p[12] == 1u);
     Y[i] = select(nan_f32(), (X[i] - mean) * inv * sc + b, finite);
+  }
+}`;
+}
+
+// The contiguous walks (variantOf) with the parameters of normWgsl: group
+// r is the vec4s [r·len/4, (r + 1)·len/4); `rows` reads the scale and bias
+// as vec4s at the same offset in the row, else one of each per vec4 (the
+// plane's, pDiv a multiple of 4).
+function normVec4Wgsl(rows: boolean): string {
+  const pt = rows ? "vec4<f32>" : "f32";
+  const param = rows ? "q" : "(r % p[7]) * p[8] + ((4u * q) / p[9]) % p[10]";
+  return `
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read> X: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> S: array<${pt}>;
+@group(0) @binding(3) var<storage, read> B: array<${pt}>;
+@group(0) @binding(4) var<storage, read_write> Y: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> M: array<f32>;
+@group(0) @binding(6) var<storage, read_write> V: array<f32>;
+${IEEE_WGSL}
+var<workgroup> part: array<f32, ${WORKGROUP}>;
+${TREE_WGSL}
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) w: vec3<u32>,
+        @builtin(num_workgroups) nw: vec3<u32>,
+        @builtin(local_invocation_index) l: u32) {
+  let r = min(w.x + w.y * nw.x, p[0] - 1u);
+  let n = p[1]; let n4 = n / 4u; let base = r * n4;
+  var s = vec4<f32>(0.0);
+  for (var q = l; q < n4; q += ${WORKGROUP}u) { s += X[base + q]; }
+  part[l] = (s.x + s.y) + (s.z + s.w);
+  let mean = select(nan_f32(), tree(l) / f32(n), n > 0u);
+  var d2 = vec4<f32>(0.0);
+  for (var q = l; q < n4; q += ${WORKGROUP}u) {
+    let d = X[base + q] - vec4<f32>(mean);
+    d2 += d * d;
+  }
+  part[l] = (d2.x + d2.y) + (d2.z + d2.w);
+  let variance = select(nan_f32(), tree(l) / f32(n), n > 0u);
+  let finite = !is_nan(variance) && !is_inf(variance) && !is_nan(mean) && !is_inf(mean);
+  let inv = select(nan_f32(), 1.0 / sqrt(variance + bitcast<f32>(p[14])), finite);
+  if (l == 0u) {
+    M[r] = mean;
+    V[r] = select(variance, inv, p[13] == 1u);
+  }
+  for (var q = l; q < n4; q += ${WORKGROUP}u) {
+    let j = ${param};
+    let sc = select(${pt}(1.0), S[j], p[11] == 1u);
+    let b = select(${pt}(0.0), B[j], p[12] == 1u);
+    let y = (X[base + q] - vec4<f32>(mean)) * inv * sc + b;
+    Y[base + q] = select(vec4<f32>(nan_f32()), y, finite);
   }
 }`;
 }

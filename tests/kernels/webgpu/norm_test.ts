@@ -236,6 +236,7 @@ Deno.test({
     await checkGroup([3, 6, 11], 6); // one channel per group: instance norm
     await checkGroup([1, 12, 4, 4], 1, false, false); // one group per image
     await checkGroup([4, 10], 5, true);
+    await checkGroup([2, 16, 4, 6], 4); // planes of whole vec4s
   },
 });
 
