@@ -81,6 +81,7 @@ import { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { matmul } from "./matmul.ts";
 import { gaussianFill, uniformFill } from "./random.ts";
+import { rnn } from "./rnn.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
 import {
   broadcastTo,
@@ -589,6 +590,31 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
           channelLast: options.channelLast,
         }),
       tolerance: NORMS,
+    },
+    // float32 (rnn.ts): per step the f32 matmuls (sums of I or H terms,
+    // each within 2^-14 of Σ|w·x| + |b| at worst) and WGSL's sigmoid and
+    // tanh (3e-5), against the CPU's float64 sums and activations with its
+    // states rounded to float32. Errors carry from step to step through
+    // the recurrence, so no bound holds for every set of weights; this one
+    // is empirical, with margin: h and c of LSTM, GRU and RNN_TANH lie in
+    // [-1, 1], hence an absolute 2^-12 (and a relative 2^-12 for
+    // RNN_RELU's unbounded states), about 2000 × the largest difference
+    // measured on llvmpipe over the tests' networks (Paddle's U(±1/√H)
+    // initialization; up to 3 layers, bidirectional, H up to 33, T up to
+    // 40): 1.2e-7.
+    rnn: {
+      placed: (on, x, preStates, weights) =>
+        on.computes([x]) &&
+        [x, ...preStates, ...weights].every((t) => t.dtype === "float32"),
+      run: (on, x, preStates, weights, options) =>
+        rnn(
+          on.batch,
+          on.gpu(x),
+          preStates.map((t) => on.gpu(t)),
+          weights.map((t) => on.gpu(t)),
+          options,
+        ),
+      tolerance: { float32: { kind: "close", rtol: 2 ** -12, atol: 2 ** -12 } },
     },
     activation: {
       placed: (on, _kind, x) => on.computes([x]),
