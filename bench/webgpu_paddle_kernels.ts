@@ -1,27 +1,31 @@
-// The normalizations and the transposed convolution that run in WGSL since
+// The normalizations, the transposed convolution and rnn, which run in WGSL since
 // 2026-11-28, each beside Rill's CPU kernel on one representative shape:
 //   layer_norm   [16, 128, 768], a BERT-base layer's activations;
 //   group_norm   [8, 64, 56, 56], 32 groups (a diffusion U-Net block);
 //   instance_norm [8, 64, 56, 56];
 //   conv2d_transpose 2×2 stride 2, 64→32 channels, [8, 64, 56, 56] (a
-//   U-Net's upsampling).
+//   U-Net's upsampling);
+//   rnn, an LSTM of 256 units over 64 steps of a batch of 16 (128 inputs).
 // A GPU iteration records the kernel on operands already uploaded and
 // reads back its result (the first output for the normalizations). Run:
-//   XDG_RUNTIME_DIR=/tmp/xdg deno bench -A bench/norm_bench.ts
+//   XDG_RUNTIME_DIR=/tmp/xdg deno bench -A bench/webgpu_paddle_kernels.ts
 
 import * as cpuConv from "../kernels/cpu/conv.ts";
 import * as cpuNorm from "../kernels/cpu/norm.ts";
+import { rnn as cpuRnn } from "../kernels/cpu/rnn.ts";
+import type { RnnKernelOptions } from "../kernels/device.ts";
 import { GpuBatch } from "../kernels/webgpu/gpu_batch.ts";
 import { GpuDevice } from "../kernels/webgpu/gpu_device.ts";
 import type { GpuTensor } from "../kernels/webgpu/gpu_tensor.ts";
 import { conv2dTranspose } from "../kernels/webgpu/conv_transpose.ts";
 import * as gpuNorm from "../kernels/webgpu/norm.ts";
+import { rnn } from "../kernels/webgpu/rnn.ts";
 import { Tensor } from "../kernels/tensor.ts";
 import { randomFloat32 } from "./_timings.ts";
 
 const gpu = await GpuDevice.request();
 if (!(gpu instanceof GpuDevice)) {
-  throw new Error(`norm_bench: no WebGPU device: ${gpu.explain}`);
+  throw new Error(`webgpu_paddle_kernels: no WebGPU device: ${gpu.explain}`);
 }
 const batch = new GpuBatch(gpu);
 
@@ -94,4 +98,32 @@ Deno.bench("conv2d_transpose 2×2/2 64→32 [8, 64, 56, 56], webgpu", {
   group: "conv2d_transpose",
 }, async () => {
   await finish(conv2dTranspose(batch, gImage, gUp, { strides: [2, 2] }));
+});
+
+const lstm: RnnKernelOptions = {
+  mode: "LSTM",
+  layers: 1,
+  bidirectional: false,
+  hidden: 256,
+};
+const sequence = tensor([64, 16, 128], 8);
+const lstmStates = [tensor([1, 16, 256], 9), tensor([1, 16, 256], 10)];
+const lstmWeights = [
+  tensor([1024, 128], 11),
+  tensor([1024, 256], 12),
+  tensor([1024], 13),
+  tensor([1024], 14),
+];
+const gSequence = batch.upload(sequence);
+const gStates = lstmStates.map((t) => batch.upload(t));
+const gWeights = lstmWeights.map((t) => batch.upload(t));
+Deno.bench("rnn LSTM 256 units, 64 steps, batch 16, cpu", {
+  group: "rnn",
+}, () => {
+  cpuRnn(sequence, lstmStates, lstmWeights, lstm);
+});
+Deno.bench("rnn LSTM 256 units, 64 steps, batch 16, webgpu", {
+  group: "rnn",
+}, async () => {
+  await finish(rnn(batch, gSequence, gStates, gWeights, lstm));
 });
