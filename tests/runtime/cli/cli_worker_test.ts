@@ -397,6 +397,7 @@ Deno.test("a worker refuses to start with parameters other than its program was 
       `error: ${file}: not the parameters the worker program was transpiled with (digest `,
     );
   });
+});
 
 Deno.test("--drain-timeout and --health-listen are checked before anything is read, one error line each", async () => {
   const base = ["worker", "w.pb", "--listen", "127.0.0.1:0", "--insecure"];
