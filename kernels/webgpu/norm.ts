@@ -9,8 +9,10 @@
 //   each invocation sums a strided share of the group, a tree in
 //   workgroup memory folds the shares (the mean), the same again for the
 //   squared deviations from that mean (the variance, two passes as on the
-//   CPU), then the workgroup writes the group's results. The order is
-//   fixed by the shape, so a result is reproducible.
+//   CPU), then the workgroup writes the group's results. Many short
+//   groups (at most EACH_MAX_LEN elements, at least EACH_MIN_GROUPS of
+//   them) take one invocation each instead, summing in sequence. The
+//   order is fixed by the shape, so a result is reproducible.
 //   Every op is a walk of `groups` groups of `len` elements, element k of
 //   group r at (r / aMod)·aOuter + (r % aMod)·aInner + (k / aW)·aRow +
 //   k % aW, with the scale and bias at (r % pMod)·pStride + (k / pDiv) % pW
@@ -24,10 +26,20 @@
 import { formatShape, shapeSize } from "../_shape.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
-import { IEEE_WGSL } from "./_ieee_wgsl.ts";
+import {
+  NORM_WORKGROUP,
+  normEachWgsl,
+  normVec4Wgsl,
+  normWgsl,
+} from "./_norm_wgsl.ts";
 
-const WORKGROUP = 64;
+const WORKGROUP = NORM_WORKGROUP;
 const MAX_WORKGROUPS = 65535;
+// Groups this short, this many, are walked one invocation each (a
+// sequential f32 sum of at most 256 terms stays within 2^-16 of its
+// magnitude, inside the bound of GPU_KERNELS.layerNorm).
+const EACH_MAX_LEN = 256;
+const EACH_MIN_GROUPS = 1024;
 
 /** The scale, bias and epsilon of a normalization on the GPU. */
 export interface GpuNormOptions {
@@ -287,7 +299,11 @@ function normalize(
   const variant = variantOf(layout);
   const pipeline = batch.pipelines.get(
     { op: "norm", dtype: "float32", variant },
-    variant === "strided" ? normWgsl : () => normVec4Wgsl(variant === "rows4"),
+    variant === "strided"
+      ? normWgsl
+      : variant === "each"
+      ? normEachWgsl
+      : () => normVec4Wgsl(variant === "rows4"),
   );
   batch.dispatch({
     pipeline,
@@ -309,18 +325,28 @@ function normalize(
       inverse ? 1 : 0,
       eps[0],
     ]),
-    workgroups: grid(layout.groups),
+    workgroups: variant === "each"
+      ? grid(Math.ceil(layout.groups / WORKGROUP))
+      : grid(layout.groups),
   });
   return [y, mean, second];
 }
 
-// Which kernel walks a layout: "rows4" reads a contiguous group and its
+// Which kernel walks a layout: "each" gives each of many short groups one
+// invocation (layer_norm [28672, 56]: 60–85 ms on llvmpipe where a
+// workgroup per row, mostly idle, takes 140–200; a row of 768 is faster
+// by workgroup, 30 ms against 60), "rows4" reads a contiguous group and its
 // scale and bias as vec4s (layer norm, a row a multiple of 4), "planes4"
 // reads a contiguous group as vec4s with one scale per 4 elements
 // (instance norm and NCHW group norm, planes a multiple of 4), "strided"
 // any layout an element at a time. On llvmpipe the vec4 walks take about
 // a third of the strided one's time ([8, 64, 56, 56]).
-function variantOf(layout: Layout): "rows4" | "planes4" | "strided" {
+function variantOf(
+  layout: Layout,
+): "each" | "rows4" | "planes4" | "strided" {
+  if (layout.len <= EACH_MAX_LEN && layout.groups >= EACH_MIN_GROUPS) {
+    return "each";
+  }
   const [aMod, , aInner] = layout.at;
   const [, , pDiv, pW] = layout.param;
   if (aMod !== 1 || aInner !== 0 || layout.len % 4 !== 0) return "strided";
@@ -354,125 +380,7 @@ function checkParam(
   return t;
 }
 
-// The sum of the workgroup's shares in `part`, in a fixed tree; called in
-// uniform control flow.
-const TREE_WGSL = `
-fn tree(l: u32) -> f32 {
-  workgroupBarrier();
-  for (var s = ${WORKGROUP / 2}u; s > 0u; s = s >> 1u) {
-    if (l < s) { part[l] = part[l] + part[l + s]; }
-    workgroupBarrier();
-  }
-  let v = part[0];
-  workgroupBarrier();
-  return v;
-}`;
-
 function grid(count: number): [number, number] {
   const x = Math.min(count, MAX_WORKGROUPS);
   return [x, Math.ceil(count / x)];
-}
-
-// p: [groups, len, aMod, aOuter, aInner, aW, aRow, pMod, pStride, pDiv,
-// pW, has scale, has bias, second is the inverse, epsilon's bits].
-// Workgroups past the last group (the 2-D grid rounds up) redo the last
-// group and write the same values; `r` is uniform in the workgroup, so
-// the barriers are in uniform control flow.
-function normWgsl(): string {
-  return `
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read> X: array<f32>;
-@group(0) @binding(2) var<storage, read> S: array<f32>;
-@group(0) @binding(3) var<storage, read> B: array<f32>;
-@group(0) @binding(4) var<storage, read_write> Y: array<f32>;
-@group(0) @binding(5) var<storage, read_write> M: array<f32>;
-@group(0) @binding(6) var<storage, read_write> V: array<f32>;
-${IEEE_WGSL}
-var<workgroup> part: array<f32, ${WORKGROUP}>;
-fn at(r: u32, k: u32) -> u32 {
-  return (r / p[2]) * p[3] + (r % p[2]) * p[4] + (k / p[5]) * p[6] + k % p[5];
-}
-fn param(r: u32, k: u32) -> u32 { return (r % p[7]) * p[8] + (k / p[9]) % p[10]; }
-${TREE_WGSL}
-@compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(workgroup_id) w: vec3<u32>,
-        @builtin(num_workgroups) nw: vec3<u32>,
-        @builtin(local_invocation_index) l: u32) {
-  let r = min(w.x + w.y * nw.x, p[0] - 1u);
-  let n = p[1];
-  var s = 0.0;
-  for (var k = l; k < n; k += ${WORKGROUP}u) { s += X[at(r, k)]; }
-  part[l] = s;
-  let mean = select(nan_f32(), tree(l) / f32(n), n > 0u);
-  var q = 0.0;
-  for (var k = l; k < n; k += ${WORKGROUP}u) {
-    let d = X[at(r, k)] - mean;
-    q += d * d;
-  }
-  part[l] = q;
-  let variance = select(nan_f32(), tree(l) / f32(n), n > 0u);
-  let finite = !is_nan(variance) && !is_inf(variance) && !is_nan(mean) && !is_inf(mean);
-  let inv = select(nan_f32(), 1.0 / sqrt(variance + bitcast<f32>(p[14])), finite);
-  if (l == 0u) {
-    M[r] = mean;
-    V[r] = select(variance, inv, p[13] == 1u);
-  }
-  for (var k = l; k < n; k += ${WORKGROUP}u) {
-    let i = at(r, k); let j = param(r, k);
-    let sc = select(1.0, S[j], p[11] == 1u);
-    let b = select(0.0, B[j], p[12] == 1u);
-    Y[i] = select(nan_f32(), (X[i] - mean) * inv * sc + b, finite);
-  }
-}`;
-}
-
-// The contiguous walks (variantOf) with the parameters of normWgsl: group
-// r is the vec4s [r·len/4, (r + 1)·len/4); `rows` reads the scale and bias
-// as vec4s at the same offset in the row, else one of each per vec4 (the
-// plane's, pDiv a multiple of 4).
-function normVec4Wgsl(rows: boolean): string {
-  const pt = rows ? "vec4<f32>" : "f32";
-  const param = rows ? "q" : "(r % p[7]) * p[8] + ((4u * q) / p[9]) % p[10]";
-  return `
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read> X: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> S: array<${pt}>;
-@group(0) @binding(3) var<storage, read> B: array<${pt}>;
-@group(0) @binding(4) var<storage, read_write> Y: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> M: array<f32>;
-@group(0) @binding(6) var<storage, read_write> V: array<f32>;
-${IEEE_WGSL}
-var<workgroup> part: array<f32, ${WORKGROUP}>;
-${TREE_WGSL}
-@compute @workgroup_size(${WORKGROUP})
-fn main(@builtin(workgroup_id) w: vec3<u32>,
-        @builtin(num_workgroups) nw: vec3<u32>,
-        @builtin(local_invocation_index) l: u32) {
-  let r = min(w.x + w.y * nw.x, p[0] - 1u);
-  let n = p[1]; let n4 = n / 4u; let base = r * n4;
-  var s = vec4<f32>(0.0);
-  for (var q = l; q < n4; q += ${WORKGROUP}u) { s += X[base + q]; }
-  part[l] = (s.x + s.y) + (s.z + s.w);
-  let mean = select(nan_f32(), tree(l) / f32(n), n > 0u);
-  var d2 = vec4<f32>(0.0);
-  for (var q = l; q < n4; q += ${WORKGROUP}u) {
-    let d = X[base + q] - vec4<f32>(mean);
-    d2 += d * d;
-  }
-  part[l] = (d2.x + d2.y) + (d2.z + d2.w);
-  let variance = select(nan_f32(), tree(l) / f32(n), n > 0u);
-  let finite = !is_nan(variance) && !is_inf(variance) && !is_nan(mean) && !is_inf(mean);
-  let inv = select(nan_f32(), 1.0 / sqrt(variance + bitcast<f32>(p[14])), finite);
-  if (l == 0u) {
-    M[r] = mean;
-    V[r] = select(variance, inv, p[13] == 1u);
-  }
-  for (var q = l; q < n4; q += ${WORKGROUP}u) {
-    let j = ${param};
-    let sc = select(${pt}(1.0), S[j], p[11] == 1u);
-    let b = select(${pt}(0.0), B[j], p[12] == 1u);
-    let y = (X[base + q] - vec4<f32>(mean)) * inv * sc + b;
-    Y[base + q] = select(vec4<f32>(nan_f32()), y, finite);
-  }
-}`;
 }

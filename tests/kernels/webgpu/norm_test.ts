@@ -150,6 +150,7 @@ Deno.test({
     await checkLayer([1, 5000], 1); // one long row: 64 shares of 79
     await checkLayer([6, 130], 1, true, 1000); // a large mean
     await checkLayer([9], 0); // the whole tensor is one row
+    await checkLayer([1100, 33], 1); // many short rows: one invocation each
   },
 });
 
@@ -187,6 +188,7 @@ Deno.test({
     await checkInstance([1, 5, 64, 64], false);
     await checkInstance([3, 4, 1]); // one element per plane: variance 0
     await checkInstance([2, 6]); // rank 2: planes of one element
+    await checkInstance([64, 20, 3, 5]); // 1280 planes of 15, one invocation each
   },
 });
 
@@ -237,6 +239,7 @@ Deno.test({
     await checkGroup([1, 12, 4, 4], 1, false, false); // one group per image
     await checkGroup([4, 10], 5, true);
     await checkGroup([2, 16, 4, 6], 4); // planes of whole vec4s
+    await checkGroup([256, 2, 3, 8], 4, true); // 1024 NHWC groups of 12
   },
 });
 
