@@ -550,9 +550,11 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
       tolerance: { float32: { kind: "scaled", rtol: 2 ** -22 } },
     },
     // Layer, instance and group normalization (norm.ts), float32: per
-    // group an f32 mean and a two-pass biased variance, each a sum of at
-    // most 2^16 terms in WORKGROUP shares and a tree, within 2^-14 of its
-    // magnitude (as SUMS), then (x − mean)·inv·scale + bias with
+    // group an f32 mean and a two-pass biased variance, each a sum in 64
+    // shares and a tree (or in sequence, for many groups of at most 256):
+    // within 2^-14 of its magnitude (as SUMS) for groups up to 2^16
+    // elements, far below it beyond (the blocked order), then
+    // (x − mean)·inv·scale + bias with
     // inv = 1/sqrt(variance + epsilon). To first order, against the CPU's
     // float64 (m = mean|x| of the group, M = mean((|x| + m)²), v the
     // variance, inv the CPU's):
