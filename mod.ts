@@ -203,6 +203,8 @@ export type {
   NormKernelOptions,
   Pool2dKernelOptions,
   PoolKind,
+  RnnKernelOptions,
+  RnnMode,
   WindowOptions,
 } from "./kernels/device.ts";
 export type { CounterKey } from "./kernels/counter_random.ts";

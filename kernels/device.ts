@@ -431,6 +431,21 @@ export interface BatchNormKernelOptions {
   readonly channelLast?: boolean;
 }
 
+/** The cells of {@linkcode Kernels.rnn}: Paddle's `rnn` modes. */
+export type RnnMode = "LSTM" | "GRU" | "RNN_TANH" | "RNN_RELU";
+
+/** Options of {@linkcode Kernels.rnn}. */
+export interface RnnKernelOptions {
+  /** The cell. */
+  readonly mode: RnnMode;
+  /** Stacked layers. */
+  readonly layers: number;
+  /** Whether each layer also runs backward (D = 2). */
+  readonly bidirectional: boolean;
+  /** H, the size of a hidden state. */
+  readonly hidden: number;
+}
+
 /** Options of the normalizations that compute their own statistics. */
 export interface NormKernelOptions {
   /**
@@ -646,6 +661,18 @@ export interface Kernels {
    * `[N, groups]` (the variance is the biased one).
    */
   readonly groupNorm: (x: Tensor, options: GroupNormKernelOptions) => Tensor[];
+  /**
+   * A multi-layer LSTM, GRU or simple RNN over time-major X `[T, B, I]`
+   * (Paddle's `rnn` at inference, layout as runtime/ops/rnn.ts states):
+   * `[Out, ...State]`, Out `[T, B, D·H]` and each state like its
+   * PreState `[L·D, B, H]`. Precondition: the shapes fit the options.
+   */
+  readonly rnn: (
+    x: Tensor,
+    preStates: readonly Tensor[],
+    weights: readonly Tensor[],
+    options: RnnKernelOptions,
+  ) => Tensor[];
   /**
    * Paddle's parameterized activations, elementwise; `params` as
    * `ACTIVATION_PARAMS` lists them. Float inputs keep their dtype; others

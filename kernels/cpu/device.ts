@@ -17,6 +17,7 @@ import { argMax, oneHot, topK } from "./indices.ts";
 import { matmul, mul2d } from "./matmul.ts";
 import { batchNorm, groupNorm, instanceNorm, layerNorm } from "./norm.ts";
 import { pool2d } from "./pool.ts";
+import { rnn } from "./rnn.ts";
 import { addN, mean, reduce, softmax } from "./reduce.ts";
 import {
   broadcastTo,
@@ -80,6 +81,7 @@ export const cpuDevice: Device = Object.freeze({
     layerNorm,
     instanceNorm,
     groupNorm,
+    rnn,
     activation,
     broadcastTo,
     argMax,

@@ -55,6 +55,7 @@ import {
   COMPARE_KINDS,
   type CompareKind,
   type Kernels,
+  type NormKernelOptions,
 } from "../device.ts";
 import type { DType } from "../dtype.ts";
 import type { Tensor } from "../tensor.ts";
@@ -71,13 +72,16 @@ import {
 } from "./elementwise.ts";
 import { gather } from "./gather.ts";
 import { batchNorm } from "./batch_norm.ts";
+import { groupNorm, instanceNorm, layerNorm } from "./norm.ts";
 import { conv2d } from "./conv.ts";
+import { conv2dTranspose } from "./conv_transpose.ts";
 import { pool2d, poolFitsGpu } from "./pool.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import { GPU_MIN_ELEMENTS } from "./gpu_min_elements.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { matmul } from "./matmul.ts";
 import { gaussianFill, uniformFill } from "./random.ts";
+import { rnn } from "./rnn.ts";
 import { GPU_REDUCE, reduce, softmax } from "./reduce.ts";
 import {
   broadcastTo,
@@ -273,6 +277,9 @@ const CLOSE_3E5: GpuBound = {
   float32: { kind: "close", rtol: 3e-5, atol: 0 },
   float16: { kind: "ulp16", ulps: 1 },
 };
+
+// The normalizations' bound (argued at GPU_KERNELS.layerNorm).
+const NORMS: GpuBound = { float32: { kind: "scaled", rtol: 2 ** -12 } };
 
 /**
  * The bound of the strided copy (_strided_copy.ts) that the data-movement
@@ -510,6 +517,17 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
         conv2d(on.batch, on.gpu(x), on.gpu(f), options),
       tolerance: { float32: SUMS.float32 },
     },
+    // float32 only, as conv2d. The filter's transpose times X (the matmul
+    // kernels), then a gather of at most KH·KW of those sums per result
+    // (conv_transpose.ts): f32 sums of C/G·KH·KW terms in all, at most 1024
+    // in practice, so the sums' bound, magnitude being the transposed
+    // convolution of |x| by |filter|.
+    conv2dTranspose: {
+      placed: (on, x, f) => on.computes([x, f]) && x.dtype === "float32",
+      run: (on, x, f, options) =>
+        conv2dTranspose(on.batch, on.gpu(x), on.gpu(f), options),
+      tolerance: { float32: SUMS.float32 },
+    },
     // A max compares the CPU's values: exact. An average is an f32 sum of
     // at most 1024 terms (pool.ts keeps longer windows on the CPU, but for
     // the whole image, summed by the reduce kernel's tree) divided once:
@@ -530,6 +548,75 @@ export const GPU_KERNELS: GpuKernelTable = Object.freeze(
       placed: (on, x) => on.computes([x]) && x.dtype === "float32",
       run: (on, x, options) => batchNorm(on.batch, on.gpu(x), options),
       tolerance: { float32: { kind: "scaled", rtol: 2 ** -22 } },
+    },
+    // Layer, instance and group normalization (norm.ts), float32: per
+    // group an f32 mean and a two-pass biased variance, each a sum in 64
+    // shares and a tree (or in sequence, for many groups of at most 256):
+    // within 2^-14 of its magnitude (as SUMS) for groups up to 2^16
+    // elements, far below it beyond (the blocked order), then
+    // (x − mean)·inv·scale + bias with
+    // inv = 1/sqrt(variance + epsilon). To first order, against the CPU's
+    // float64 (m = mean|x| of the group, M = mean((|x| + m)²), v the
+    // variance, inv the CPU's):
+    //   Mean      within 2^-14 · m (the sum) and one division;
+    //   Variance  within 2^-13 · M: the squared deviations' sum (2^-14)
+    //             and the mean's error, which adds only its square;
+    //   1/sqrt    within 2^-13 · inv · (1 + M/(v + epsilon)): half the
+    //             variance's relative error, sqrt and division a few ULP;
+    //   Y         within 2^-12 · ((|x| + m)·inv·|scale|·(1 + M/(v + eps))
+    //             + |bias|): the mean's error times inv·|scale|, the
+    //             deviation times inv's error, four roundings.
+    // So one scaled bound, 2^-12, with the magnitude of each output as
+    // listed (tests/kernels/webgpu/norm_test.ts computes it).
+    layerNorm: {
+      placed: (on, x, options) => normPlaced(on, x, options),
+      run: (on, x, options) =>
+        layerNorm(on.batch, on.gpu(x), {
+          ...normParams(on, options),
+          beginNormAxis: options?.beginNormAxis,
+        }),
+      tolerance: NORMS,
+    },
+    instanceNorm: {
+      placed: (on, x, options) => normPlaced(on, x, options),
+      run: (on, x, options) =>
+        instanceNorm(on.batch, on.gpu(x), normParams(on, options)),
+      tolerance: NORMS,
+    },
+    groupNorm: {
+      placed: (on, x, options) => normPlaced(on, x, options),
+      run: (on, x, options) =>
+        groupNorm(on.batch, on.gpu(x), {
+          ...normParams(on, options),
+          groups: options.groups,
+          channelLast: options.channelLast,
+        }),
+      tolerance: NORMS,
+    },
+    // float32 (rnn.ts): per step the f32 matmuls (sums of I or H terms,
+    // each within 2^-14 of Σ|w·x| + |b| at worst) and WGSL's sigmoid and
+    // tanh (3e-5), against the CPU's float64 sums and activations with its
+    // states rounded to float32. Errors carry from step to step through
+    // the recurrence, so no bound holds for every set of weights; this one
+    // is empirical, with margin: h and c of LSTM, GRU and RNN_TANH lie in
+    // [-1, 1], hence an absolute 2^-12 (and a relative 2^-12 for
+    // RNN_RELU's unbounded states), about 2000 × the largest difference
+    // measured on llvmpipe over the tests' networks (Paddle's U(±1/√H)
+    // initialization; up to 3 layers, bidirectional, H up to 33, T up to
+    // 40): 1.2e-7.
+    rnn: {
+      placed: (on, x, preStates, weights) =>
+        on.computes([x]) &&
+        [x, ...preStates, ...weights].every((t) => t.dtype === "float32"),
+      run: (on, x, preStates, weights, options) =>
+        rnn(
+          on.batch,
+          on.gpu(x),
+          preStates.map((t) => on.gpu(t)),
+          weights.map((t) => on.gpu(t)),
+          options,
+        ),
+      tolerance: { float32: { kind: "close", rtol: 2 ** -12, atol: 2 ** -12 } },
     },
     activation: {
       placed: (on, _kind, x) => on.computes([x]),
@@ -581,7 +668,7 @@ export const GPU_VIEWS: readonly (keyof Kernels)[] = ["reshape"];
  *
  * assertEquals(runsOnGpu("binary", "add"), true);
  * assertEquals(runsOnGpu("binary", "mod"), false); // on the CPU
- * assertEquals(runsOnGpu("conv2dTranspose"), false);
+ * assertEquals(runsOnGpu("addN"), false); // on the CPU
  * assertEquals(runsOnGpu("reshape"), true); // a view
  * ```
  */
@@ -600,6 +687,31 @@ function listed<K>(
   kind: K,
 ): boolean {
   return table[dtype]?.includes(kind) ?? false;
+}
+
+// A float32 normalization whose scale and bias (if any) are float32.
+function normPlaced(
+  on: GpuPlacement,
+  x: Tensor,
+  options: NormKernelOptions | undefined,
+): boolean {
+  const float32 = (t: Tensor | undefined) =>
+    t === undefined || t.dtype === "float32";
+  return on.computes([x]) && x.dtype === "float32" &&
+    float32(options?.scale) && float32(options?.bias);
+}
+
+// The scale, bias and epsilon of a placed normalization, on the GPU.
+function normParams(
+  on: GpuPlacement,
+  options: NormKernelOptions | undefined,
+): { scale?: GpuTensor; bias?: GpuTensor; epsilon?: number } {
+  const scale = options?.scale, bias = options?.bias;
+  return {
+    scale: scale === undefined ? undefined : on.gpu(scale),
+    bias: bias === undefined ? undefined : on.gpu(bias),
+    epsilon: options?.epsilon,
+  };
 }
 
 function largeFloat32(shape: readonly number[], dtype: DType): boolean {

@@ -296,7 +296,7 @@ export type KernelUse = {
  * What an op computes its tensors with, for where it runs
  * (runtime/ops/op_devices.ts): the device kernels its run may call, or
  * `"own"` for an op that computes its tensors in its own code, on the CPU
- * (`rnn`). An op without one calls no kernel: it moves values, runs
+ * (no op does since `rnn` has its kernel). An op without one calls no kernel: it moves values, runs
  * blocks, or does I/O, on the host.
  */
 export type OpKernels = readonly KernelUse[] | "own";

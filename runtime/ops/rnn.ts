@@ -22,15 +22,14 @@
  *         h' = z·h + (1 − z)·n.
  *   RNN_TANH, RNN_RELU  h' = act(gi + gh).
  *
- * Invariants: sums run in float64 and every hidden and cell state is
- * rounded to float32 when stored, as a float32 kernel keeps them. The
- * backward direction reads the sequence from its end and writes each
- * output at its own time step. Inference only: dropout between layers
+ * The device's `rnn` kernel runs the network (kernels/cpu/rnn.ts, and
+ * kernels/webgpu/rnn.ts on the GPU). Inference only: dropout between layers
  * (training) and SequenceLength are refused when the program is checked.
  * Reserve and DropoutState, cuDNN's scratch, are written empty.
  *
  * @module
  */
+import type { RnnMode } from "../../kernels/device.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { AttrError } from "../core/attr_read.ts";
 import {
@@ -141,122 +140,6 @@ function checkRnn(
   }
 }
 
-function sigmoid(x: number): number {
-  return 1 / (1 + Math.exp(-x));
-}
-
-// out[r·n + j] = w[j, :] · x[r, :] + b[j] for r < rows, j < n, with
-// x [rows, k] and w [n, k].
-function project(
-  x: Float32Array,
-  rows: number,
-  w: Float32Array,
-  b: Float32Array,
-  n: number,
-): Float64Array {
-  const k = w.length / n;
-  const out = new Float64Array(rows * n);
-  for (let r = 0; r < rows; r++) {
-    for (let j = 0; j < n; j++) {
-      let s = b[j];
-      for (let i = 0; i < k; i++) s += w[j * k + i] * x[r * k + i];
-      out[r * n + j] = s;
-    }
-  }
-  return out;
-}
-
-// One cell's weights and its state rows, read and written in place.
-interface Cell {
-  readonly wIh: Float32Array;
-  readonly wHh: Float32Array;
-  readonly bIh: Float32Array;
-  readonly bHh: Float32Array;
-  /** h (then c for LSTM), [B, H] each, updated at every step. */
-  readonly state: readonly Float32Array[];
-}
-
-// Runs one cell over the sequence `x` [T, B, I], writing its hidden states
-// into `out` [T, B, D·H] at column offset `col`.
-function runCell(
-  spec: RnnSpec,
-  cell: Cell,
-  x: Float32Array,
-  dims: { t: number; b: number; backward: boolean },
-  out: Float32Array,
-  col: number,
-): void {
-  const { hidden: h, gates, dirs } = spec;
-  const gh = gates * h, width = dirs * h;
-  const gi = project(x, dims.t * dims.b, cell.wIh, cell.bIh, gh);
-  const [hs, cs] = cell.state;
-  for (let s = 0; s < dims.t; s++) {
-    const t = dims.backward ? dims.t - 1 - s : s;
-    const hh = project(hs, dims.b, cell.wHh, cell.bHh, gh);
-    for (let b = 0; b < dims.b; b++) {
-      const g = (t * dims.b + b) * gh, r = b * gh;
-      for (let j = 0; j < h; j++) {
-        const at = b * h + j;
-        if (spec.mode === "LSTM") {
-          const i = sigmoid(gi[g + j] + hh[r + j]);
-          const f = sigmoid(gi[g + h + j] + hh[r + h + j]);
-          const c = Math.tanh(gi[g + 2 * h + j] + hh[r + 2 * h + j]);
-          const o = sigmoid(gi[g + 3 * h + j] + hh[r + 3 * h + j]);
-          cs[at] = f * cs[at] + i * c;
-          hs[at] = o * Math.tanh(cs[at]);
-        } else if (spec.mode === "GRU") {
-          const rg = sigmoid(gi[g + j] + hh[r + j]);
-          const z = sigmoid(gi[g + h + j] + hh[r + h + j]);
-          const n = Math.tanh(gi[g + 2 * h + j] + rg * hh[r + 2 * h + j]);
-          hs[at] = z * hs[at] + (1 - z) * n;
-        } else {
-          const v = gi[g + j] + hh[r + j];
-          hs[at] = spec.mode === "RNN_TANH" ? Math.tanh(v) : Math.max(0, v);
-        }
-        out[(t * dims.b + b) * width + col + j] = hs[at];
-      }
-    }
-  }
-}
-
-/**
- * Runs the network: every layer and direction over the whole input.
- * Precondition: the shapes passed `checkRnn`.
- */
-function runRnn(
-  spec: RnnSpec,
-  input: Tensor,
-  preStates: readonly Tensor[],
-  weights: readonly Tensor[],
-): { out: Tensor; states: Tensor[] } {
-  const [t, b] = input.shape;
-  const { hidden: h, dirs, layers } = spec;
-  const cells = layers * dirs, rows = b * h;
-  const states = preStates.map((s) => Float32Array.from(s.data as never));
-  const f32 = (k: number) => Float32Array.from(weights[k].data as never);
-  let x = Float32Array.from(input.data as never);
-  for (let l = 0; l < layers; l++) {
-    const out = new Float32Array(t * b * dirs * h);
-    for (let d = 0; d < dirs; d++) {
-      const c = l * dirs + d;
-      const cell: Cell = {
-        wIh: f32(2 * c),
-        wHh: f32(2 * c + 1),
-        bIh: f32(2 * cells + 2 * c),
-        bHh: f32(2 * cells + 2 * c + 1),
-        state: states.map((s) => s.subarray(c * rows, (c + 1) * rows)),
-      };
-      runCell(spec, cell, x, { t, b, backward: d === 1 }, out, d * h);
-    }
-    x = out;
-  }
-  const shape = [cells, b, h];
-  return {
-    out: new Tensor("float32", [t, b, dirs * h], x),
-    states: states.map((s) => new Tensor("float32", shape, s)),
-  };
-}
-
 function checkFloat32(what: string, info: VarInfo | undefined): void {
   if (info?.dtype !== undefined && info.dtype !== "float32") {
     throw new TypeError(`${what} is ${info.dtype}, not float32`);
@@ -265,7 +148,7 @@ function checkFloat32(what: string, info: VarInfo | undefined): void {
 
 const rnn = defineOp({
   type: "rnn",
-  kernels: "own",
+  kernels: ["rnn"],
   summary:
     "Out, State = a multi-layer LSTM, GRU or simple RNN over time-major Input (inference)",
   inputs: {
@@ -337,7 +220,7 @@ const rnn = defineOp({
       ctx.optionalOutput("DropoutState"),
     ];
     const spec = specOf(ctx.attrs);
-    return (scope) => {
+    return (scope, thread) => {
       const x = input.tensor(scope);
       const p = pre.map((v) => v.tensor(scope));
       const w = weights.map((v) => v.tensor(scope));
@@ -345,9 +228,14 @@ const rnn = defineOp({
         throw new RangeError(`Input ${shapeText(x.shape)} is not of rank 3`);
       }
       checkRnn(spec, x.shape, p.map((t) => t.shape), w.map((t) => t.shape));
-      const result = runRnn(spec, x, p, w);
-      out.write(scope, result.out);
-      states.forEach((v, i) => v.write(scope, result.states[i]));
+      const [y, ...last] = thread.run.device.kernels.rnn(x, p, w, {
+        mode: spec.mode as RnnMode,
+        layers: spec.layers,
+        bidirectional: spec.dirs === 2,
+        hidden: spec.hidden,
+      });
+      out.write(scope, y);
+      states.forEach((v, i) => v.write(scope, last[i]));
       for (const v of scratch) v?.write(scope, Tensor.zeros([0], "uint8"));
     };
   },

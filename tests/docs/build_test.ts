@@ -29,14 +29,17 @@ Deno.test("operatorCatalog() says where every op runs, in a table and per op", (
   for (const type of OPS.keys()) {
     assertStringIncludes(catalog, `| \`${type}\` | `);
   }
-  assertStringIncludes(catalog, "| `rnn` | cpu |");
+  assertStringIncludes(catalog, "| `fill_constant_batch_size_like` | cpu |");
+  assertStringIncludes(catalog, "| `rnn` | cpu, wgsl |");
   assertStringIncludes(catalog, "| `conv2d` | cpu, wgsl |");
   assertStringIncludes(catalog, "| `go` | host |");
   assertStringIncludes(
     catalog,
-    "### `conv2d_transpose`\n\n",
+    "### `fill_constant_batch_size_like`\n\n",
   );
-  const section = catalog.slice(catalog.indexOf("### `conv2d_transpose`"));
+  const section = catalog.slice(
+    catalog.indexOf("### `fill_constant_batch_size_like`"),
+  );
   assertStringIncludes(
     section.slice(0, section.indexOf("\n### ")),
     "\n- devices: cpu\n",

@@ -38,6 +38,7 @@ Deno.test("cpuDevice offers every kernel as a function", () => {
     "range",
     "reduce",
     "reshape",
+    "rnn",
     "scale",
     "slice",
     "softmax",

@@ -94,14 +94,14 @@ Deno.test("ops takes one program and no run flags; help ops shows its usage", as
 
 Deno.test({
   name:
-    "ops shows a real model's fallbacks: rnn and fill_constant_batch_size_like on the CPU, dropout partly",
+    "ops shows a real model's fallbacks: fill_constant_batch_size_like on the CPU, dropout partly, rnn in WGSL",
   ignore: IGNORE_PADDLE_MODELS,
   async fn() {
     const r = await cli(["ops", `${PADDLE_MODELS}/paddlets_lstnet`]);
     assertEquals(r.code, 0);
     const rows = r.stdout.split("\n").map((l) => l.split(/  +/));
     const row = (type: string) => rows.find((cells) => cells[0] === type);
-    assertEquals(row("rnn"), ["rnn", "2", "yes", "no"]);
+    assertEquals(row("rnn"), ["rnn", "2", "yes", "yes"]);
     assertEquals(row("fill_constant_batch_size_like")?.slice(2), ["yes", "no"]);
     assertEquals(row("dropout")?.slice(2), [
       "yes",
@@ -128,7 +128,7 @@ Deno.test({
     assertEquals(lstnet.code, 0, lstnet.stderr);
     assertStringIncludes(
       lstnet.stderr,
-      "\ncpu fallback: fill_constant_batch_size_like ×2, rnn ×2\n",
+      "\ncpu fallback: fill_constant_batch_size_like ×2\n",
     );
     const mult = await cli([
       "examples/mult.pb",

@@ -30,8 +30,10 @@ import {
 Deno.test("opDevices() places each op from its kernels and the WebGPU table", () => {
   const place = (type: string) => opDevices(OPS.get(type)!).place;
   assertEquals(place("conv2d"), "wgsl");
-  assertEquals(place("conv2d_transpose"), "cpu");
-  assertEquals(place("rnn"), "cpu");
+  assertEquals(place("conv2d_transpose"), "wgsl");
+  assertEquals(place("rnn"), "wgsl");
+  assertEquals(place("layer_norm"), "wgsl");
+  assertEquals(place("fill_constant_batch_size_like"), "cpu");
   assertEquals(place("go"), "host");
   assertEquals(place("feed"), "host");
   assertEquals(opDevices(OPS.get("dropout")!), {
