@@ -120,6 +120,7 @@ async function serve(
   const model = await loadModel(path, {
     params: hasParams ? params : undefined,
   });
+  requireListenAndDo(model.desc, model.file);
   await checkParamsDigest(
     model.desc,
     hasParams
@@ -232,6 +233,20 @@ async function tlsFiles(
 // "input" fitting each op's input_var, declared in its sub_block or an
 // ancestor (the program is validated, so it is declared). Read with the
 // op's own schema: the op table is the one list of its attributes.
+// A worker program serves: it has a listen_and_do op. Any other program
+// would run to its end and exit 0 without serving anyone.
+function requireListenAndDo(desc: ProgramDesc, file: string): void {
+  const serves = desc.blocks.some((b) =>
+    b.ops.some((op) => op.type === "listen_and_do")
+  );
+  if (!serves) {
+    throw new ProgramError(
+      `${file}: not a worker program: it has no listen_and_do op ` +
+        "(transpile makes one)",
+    );
+  }
+}
+
 function listenAndDoInputs(desc: ProgramDesc): WorkerInputs {
   const schema = OPS.get("listen_and_do")!.attrs;
   const inputs: DeclaredInput[] = [];

@@ -60,8 +60,10 @@ export interface RpcClient {
     tensors: RpcTensors,
     options?: { program?: string },
   ): Promise<Map<string, Tensor>>;
-  /** Asks how many calls the worker is serving. */
-  health(): Promise<{ readonly callsInFlight: number }>;
+  /** Asks whether the worker serves, and how many calls it is serving. */
+  health(): Promise<
+    { readonly serving: boolean; readonly callsInFlight: number }
+  >;
   /** Closes the connection. */
   close(): void;
 }

@@ -235,6 +235,7 @@ async function callWorker(
   }
   open.inFlight++;
   try {
+    await checkWorker(run, addr, open.client);
     const reply = await open.client.call(RPC_ENDPOINT, {
       [RPC_INPUT_TENSOR]: x,
     }, { program });
@@ -244,6 +245,46 @@ async function callWorker(
       clients.delete(addr);
       open.client.close();
     }
+  }
+}
+
+// The addresses a run has asked whether they are Rill workers, with the
+// answer (see checkWorker).
+const checkedWorkers = new WeakMap<RunServices, Map<string, Promise<void>>>();
+
+// Before the first piece goes to `addr` in a run, the worker's Health call:
+// a server that is no Rill worker (an HTTP server, another gRPC service) is
+// then one error line before any work is sent, where the call itself would
+// fail at the reply with a panic; a wrong token shows here too. A worker
+// that cannot be reached fails `unavailable`, as its call would, and is
+// asked again if a later piece comes back to it.
+function checkWorker(
+  run: RunServices,
+  addr: string,
+  client: RpcClient,
+): Promise<void> {
+  let checked = checkedWorkers.get(run);
+  if (checked === undefined) checkedWorkers.set(run, checked = new Map());
+  let answer = checked.get(addr);
+  if (answer === undefined) {
+    answer = askHealth(addr, client);
+    checked.set(addr, answer);
+    answer.catch(() => checked.delete(addr));
+  }
+  return answer;
+}
+
+async function askHealth(addr: string, client: RpcClient): Promise<void> {
+  try {
+    await client.health();
+  } catch (error) {
+    const code = codeOf(error);
+    if (typeof code === "number" && OPERATIONAL_CODES.has(code)) throw error;
+    const detail = (error as { detail?: string }).detail ??
+      (error as Error).message;
+    throw new ProgramError(
+      `worker ${addr} is not a Rill worker: its health call failed: ${detail}`,
+    );
   }
 }
 

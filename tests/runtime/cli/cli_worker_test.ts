@@ -410,3 +410,20 @@ Deno.test("--drain-timeout and --health-listen are checked before anything is re
   assert(stderr.startsWith("error: --health-listen"), stderr);
   assertEquals(stderr.split("\n").length, 2, stderr);
 });
+
+Deno.test("the worker command refuses a program that is not a worker program, with one error line", async () => {
+  const [code, stderr] = await cli([
+    "worker",
+    "examples/mult.pb",
+    "--listen",
+    "127.0.0.1:0",
+    "--insecure",
+  ]);
+  assertEquals(code, 1);
+  assertEquals(
+    stderr.split("\n").filter((l) => l.startsWith("error: ")),
+    [
+      "error: examples/mult.pb: not a worker program: it has no listen_and_do op (transpile makes one)",
+    ],
+  );
+});

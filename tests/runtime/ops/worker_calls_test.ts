@@ -258,3 +258,26 @@ Deno.test("callPiece() never retries a call its worker failed: the worker's erro
     await failing.close();
   }
 });
+
+Deno.test("callPiece() refuses a server that is no Rill worker with one error line, before any work is sent", async () => {
+  const paths: string[] = [];
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      paths.push(new URL(request.url).pathname);
+      return new Response("hello");
+    },
+  );
+  const addr = `127.0.0.1:${server.addr.port}`;
+  const call = { endpoints: [addr], index: 0, program: "", retry: true };
+  const e = await assertRejects(
+    () => callPiece({} as RunServices, call, Tensor.fromArray([1], "float32")),
+    ProgramError,
+  );
+  assertStringIncludes(
+    e.message,
+    `worker ${addr} is not a Rill worker: its health call failed: `,
+  );
+  assertEquals(e.message.split("\n").length, 1);
+  assertEquals(paths, ["/rill.v1.WorkerService/Health"]);
+});
