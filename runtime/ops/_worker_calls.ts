@@ -248,6 +248,12 @@ async function callWorker(
   }
 }
 
+// What a server that answers HTTP/2 but is no Rill worker makes Connect's
+// client say: a reply of another content type, or an HTTP status.
+const OTHER_SERVER = /unsupported content type|HTTP status|\bHTTP \d{3}\b/i;
+// Connect's Unimplemented: a gRPC or Connect server without the method.
+const UNIMPLEMENTED = 12;
+
 // The addresses a run has asked whether they are Rill workers, with the
 // answer (see checkWorker).
 const checkedWorkers = new WeakMap<RunServices, Map<string, Promise<void>>>();
@@ -283,7 +289,9 @@ async function askHealth(addr: string, client: RpcClient): Promise<void> {
     const detail = (error as { detail?: string }).detail ??
       (error as Error).message;
     throw new ProgramError(
-      `worker ${addr} is not a Rill worker: its health call failed: ${detail}`,
+      OTHER_SERVER.test(detail) || code === UNIMPLEMENTED
+        ? `worker ${addr} is not a Rill worker: its health call failed: ${detail}`
+        : `worker ${addr}: ${detail}`,
     );
   }
 }

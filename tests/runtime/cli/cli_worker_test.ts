@@ -427,3 +427,41 @@ Deno.test("the worker command refuses a program that is not a worker program, wi
     ],
   );
 });
+
+Deno.test("a master refuses a worker whose TLS certificate has expired, with one error line naming the worker", async () => {
+  await withTempDir(async (dir) => {
+    const tls = await makeTestTls({ serverExpired: true });
+    await Deno.writeTextFile(`${dir}/ca.pem`, tls.caPem);
+    await Deno.writeTextFile(`${dir}/cert.pem`, tls.certPem);
+    await Deno.writeTextFile(`${dir}/key.pem`, tls.keyPem);
+    const files = await transpileFiles(MLP, `${dir}/out`);
+    const env = { RILL_TOKEN: "s3cret-token" };
+    const worker = await startRillWorker(files.worker, 30_000, "null", [
+      "--tls-cert",
+      `${dir}/cert.pem`,
+      "--tls-key",
+      `${dir}/key.pem`,
+    ], env);
+    try {
+      const run = await within(
+        60_000,
+        runRill([
+          files.master,
+          "--feed",
+          `img=${ROOT}examples/data/mlp_img.npy`,
+          "--worker-addrs",
+          worker.addr,
+          "--tls-ca",
+          `${dir}/ca.pem`,
+        ], env),
+      );
+      assertEquals([run.code, run.stdout], [1, ""], run.stderr);
+      assertEquals(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
+      assertStringIncludes(run.stderr, `error: worker ${worker.addr}: `);
+      // Deno's TLS says why only as much as "unable to verify".
+      assertStringIncludes(run.stderr, "certificate");
+    } finally {
+      await stopRillWorkers([worker]);
+    }
+  });
+});

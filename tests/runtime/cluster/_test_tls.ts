@@ -32,9 +32,13 @@ export interface TestTls {
  * Makes the TLS material: P-256 keys, certificates valid from five minutes
  * ago for one day.
  *
+ * @param options `serverExpired`: the server certificate expired an hour
+ * ago (the CAs stay valid).
  * @returns The PEM texts.
  */
-export async function makeTestTls(): Promise<TestTls> {
+export async function makeTestTls(
+  options: { serverExpired?: boolean } = {},
+): Promise<TestTls> {
   const notBefore = new Date(Date.now() - 5 * 60_000);
   const notAfter = new Date(notBefore.getTime() + 24 * 60 * 60_000);
   const validity = { notBefore, notAfter };
@@ -42,8 +46,14 @@ export async function makeTestTls(): Promise<TestTls> {
   const otherCa = await makeCa("rill test other-ca", validity);
 
   const keys = await newKeys();
+  const hour = 60 * 60_000;
   const cert = await x509.X509CertificateGenerator.create({
-    ...validity,
+    ...(options.serverExpired
+      ? {
+        notBefore: new Date(Date.now() - 2 * hour),
+        notAfter: new Date(Date.now() - hour),
+      }
+      : validity),
     subject: "CN=127.0.0.1",
     issuer: ca.cert.subjectName,
     publicKey: keys.publicKey,
