@@ -15,6 +15,8 @@
  *   It applies only where the kernel cannot fail: both operands hold one
  *   element, of one dtype it knows, on a device named `cpu` (the CPU
  *   device, or one that runs one-element calls on it).
+ *   A result is a new tensor, or one of the shared constant bools below
+ *   (tensors are never changed once made, so sharing one is unobservable).
  *   It reads `data` only where the CPU kernel would, so a tensor whose
  *   elements are on a device throws `ElementsOnDevice` as the kernel would.
  *
@@ -161,8 +163,23 @@ function comparison(num: NumTest, big: BigTest): ScalarPath {
       default:
         return undefined;
     }
+    const shape = shapeOf(x, y);
+    if (shape.length < 2) return (shape.length === 0 ? SCALARS : ONES)[+holds];
     const out = allocate("bool", 1) as Uint8Array;
     out[0] = holds ? 1 : 0;
-    return new Tensor("bool", shapeOf(x, y), out);
+    return new Tensor("bool", shape, out);
   };
 }
+
+// A comparison of one-element operands has two possible results per
+// shape, and a tensor never changes after it is made: the results of rank
+// 0 and of shape [1] (a loop's condition) are shared, made once, so such a
+// comparison allocates nothing. Their storage is their own, off the slabs.
+function bools(shape: readonly number[]): readonly [Tensor, Tensor] {
+  return [
+    new Tensor("bool", shape, new Uint8Array([0])),
+    new Tensor("bool", shape, new Uint8Array([1])),
+  ];
+}
+const SCALARS = bools([]);
+const ONES = bools([1]);
