@@ -14,6 +14,9 @@ import type { VarRef } from "../core/var_ref.ts";
 
 function isTrue(cond: VarRef, scope: Scope): boolean {
   const t = cond.tensor(scope);
+  // A bool condition (what comparisons write) is its one byte; any other
+  // dtype goes through item(), which converts.
+  if (t.size === 1 && t.dtype === "bool") return t.data[0] !== 0;
   if (t.size !== 1) {
     throw new RangeError(
       `condition "${cond.name}" must hold one element, has shape [${
@@ -64,8 +67,18 @@ function loop(
     const slice = scheduler.yieldSlice();
     if (slice !== undefined) return slice;
   }
+  // Each pass gets fresh locals; a body that declares none can share one
+  // scope between passes, as an empty scope holds nothing a pass could
+  // leave behind (a goroutine it started sees the same parent either way).
+  const shared = body.layout.names.length === 0
+    ? new Scope(body.layout, scope)
+    : undefined;
   while (isTrue(cond, scope)) {
-    const pass = runSubBlock(body, new Scope(body.layout, scope), thread);
+    const pass = runSubBlock(
+      body,
+      shared ?? new Scope(body.layout, scope),
+      thread,
+    );
     if (pass !== undefined) return pass;
     // A loop of synchronous ops would starve timers and I/O; the scheduler
     // hands back a promise once a time slice is used up. A pass that made a

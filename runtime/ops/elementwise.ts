@@ -13,6 +13,7 @@ import type {
 } from "../../kernels/device.ts";
 import { attr, type OpDef } from "../core/op_def.ts";
 import { binaryKernelOp, unaryKernelOp } from "./kernel_op.ts";
+import { scalarArithmetic, scalarComparison } from "./scalar_path.ts";
 import { broadcastRule, sameAs } from "./shape_rules.ts";
 
 function arithmetic(kind: BinaryKind, summary: string): OpDef {
@@ -24,6 +25,7 @@ function arithmetic(kind: BinaryKind, summary: string): OpDef {
     kernels: [{ kernel: "binary", kinds: [kind] }],
     infer: (x, y, a) => broadcastRule(x, y, a.axis),
     rows: "broadcast",
+    scalar: scalarArithmetic(kind),
   });
 }
 
@@ -35,6 +37,7 @@ function comparison(kind: CompareKind, summary: string): OpDef {
     compute: (device, x, y, a) => device.kernels.compare(kind, x, y, a.axis),
     kernels: [{ kernel: "compare", kinds: [kind] }],
     infer: (x, y, a) => broadcastRule(x, y, a.axis, "bool"),
+    scalar: scalarComparison(kind),
   });
 }
 

@@ -8,6 +8,7 @@
  */
 import type { Device } from "../../kernels/device.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
+import type { ScalarPath } from "./scalar_path.ts";
 import {
   type AttrSchema,
   type AttrValues,
@@ -115,6 +116,11 @@ export interface BinaryKernelOpSpec<A extends AttrSchema> {
   rows?: RowRule<A>;
   /** Whether a large one is worth a pool; see `OpDef.poolWorthy`. */
   poolWorthy?: "product";
+  /**
+   * The same call on one-element operands without the kernel, where it
+   * applies (`scalar_path.ts`); tried before `compute`.
+   */
+  scalar?: ScalarPath;
 }
 
 /**
@@ -159,10 +165,22 @@ export function binaryKernelOp<const A extends AttrSchema>(
       const y = ctx.input("Y");
       const out = ctx.output("Out");
       const attrs = ctx.attrs;
+      const scalar = spec.scalar;
+      if (scalar === undefined) {
+        return (scope, thread) => {
+          const device = thread.run.device;
+          out.write(
+            scope,
+            compute(device, x.tensor(scope), y.tensor(scope), attrs),
+          );
+        };
+      }
       return (scope, thread) => {
+        const device = thread.run.device;
+        const a = x.tensor(scope), b = y.tensor(scope);
         out.write(
           scope,
-          compute(thread.run.device, x.tensor(scope), y.tensor(scope), attrs),
+          scalar(device, a, b) ?? compute(device, a, b, attrs),
         );
       };
     },

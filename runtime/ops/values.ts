@@ -20,6 +20,7 @@ import {
 } from "../core/op_def.ts";
 import type { OpRun, PrepareContext } from "../core/prepare_context.ts";
 import { unaryKernelOp } from "./kernel_op.ts";
+import { scalarArithmetic } from "./scalar_path.ts";
 import { sameAs } from "./shape_rules.ts";
 
 /**
@@ -225,6 +226,8 @@ const cast = unaryKernelOp({
   rows: "elementwise",
 });
 
+const addScalars = scalarArithmetic("add")!;
+
 const increment = defineOp({
   type: "increment",
   summary: "Out = X + step, in X's dtype",
@@ -247,9 +250,11 @@ const increment = defineOp({
           t.dtype,
         );
       }
+      const device = thread.run.device;
       out.write(
         scope,
-        thread.run.device.kernels.binary("add", t, stepTensor, -1),
+        addScalars(device, t, stepTensor) ??
+          device.kernels.binary("add", t, stepTensor, -1),
       );
     };
   },
