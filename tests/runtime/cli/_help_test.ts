@@ -13,18 +13,8 @@ import {
 import { parseCommandLine } from "../../../runtime/cli/_command_line.ts";
 import { WORKER_LIMIT_FLAGS } from "../../../runtime/cluster/worker_limits.ts";
 import { ProgramError } from "../../../runtime/core/errors.ts";
-import { runCli } from "../../../runtime/cli/cli.ts";
 import { VERSION } from "../../../runtime/cli/version.ts";
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { code } = await runCli(args, {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+import { cli } from "../../_helpers/cli_output.ts";
 
 /** Every `--flag` a text names. */
 function flagsIn(text: string): Set<string> {

@@ -18,7 +18,6 @@ import {
   print,
   Program,
   recv,
-  runCli,
   send,
   sleep,
   Tensor,
@@ -39,6 +38,7 @@ import {
   tensor,
   type VarInit,
 } from "../../_helpers/desc_init.ts";
+import { cli } from "../../_helpers/cli_output.ts";
 
 const PARALLEL = 4;
 
@@ -442,16 +442,6 @@ Deno.test("the CLI exits 2 with panic: and its location for a runtime panic", as
 /** Runs the CLI in this process. */
 function exists(path: string): Promise<boolean> {
   return Deno.stat(path).then(() => true, () => false);
-}
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { code } = await runCli(args, {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
 Deno.test("runCli() rejects bad flags and usage with exit 1 and one error line", async () => {

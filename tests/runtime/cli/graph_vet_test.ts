@@ -5,23 +5,13 @@ import {
   AttrType,
   ProgramDescSchema,
 } from "../../../gen/rill/v1/framework_pb.ts";
-import { fillConstant, go, increment, print, runCli } from "../../../mod.ts";
+import { fillConstant, go, increment, print } from "../../../mod.ts";
 import { examplePath, EXAMPLES } from "../../../examples/build.ts";
 import { buildProgram } from "../../_helpers/run_program.ts";
 import { runRill } from "../../_helpers/rill_process.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 import { op, tensor } from "../../_helpers/desc_init.ts";
-
-/** Runs the CLI in this process and gathers what it wrote. */
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { code } = await runCli(args, {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+import { cli } from "../../_helpers/cli_output.ts";
 
 /** A block-0 program of `ops` after declaring x; `more` blocks follow. */
 function program(

@@ -2,7 +2,6 @@ import { assertEquals, assertStringIncludes } from "@std/assert";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { join } from "@std/path";
 import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
-import { runCli } from "../../../mod.ts";
 import { runRill } from "../../_helpers/rill_process.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 import { op, tensor } from "../../_helpers/desc_init.ts";
@@ -11,17 +10,7 @@ import {
   PADDLE_MODELS,
 } from "../../_helpers/paddle_models.ts";
 import { ignoreGpu } from "../../kernels/webgpu/_gpu.ts";
-
-/** Runs the CLI in this process and gathers what it wrote. */
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { code } = await runCli(args, {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+import { cli } from "../../_helpers/cli_output.ts";
 
 Deno.test("ops prints a model directory's op table: each op type, its count, cpu and wgsl", async () => {
   const r = await runRill(["ops", "examples/mlp_model"]);

@@ -15,11 +15,11 @@ import {
   print,
   Program,
   recv,
-  runCli,
   select,
   send,
 } from "../../../mod.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
+import { cli } from "../../_helpers/cli_output.ts";
 
 /** Rounds of the select below: 3^12 orders, so two seeds rarely agree. */
 const ROUNDS = 12;
@@ -55,16 +55,6 @@ function choices(end: "finish" | "panic" | "deadlock"): Program {
     if (end === "deadlock") recv(makeChannel({ dtype: "int32" }));
   });
   return program;
-}
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { code } = await runCli(args, {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
 Deno.test("a run with --seed on one worker repeats its select choices; seeds differ", async () => {
