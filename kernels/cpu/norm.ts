@@ -9,6 +9,11 @@
 
 import { allocate } from "../allocate.ts";
 import { formatShape, shapeSize } from "../_shape.ts";
+import {
+  groupNormGroups,
+  instanceNormPlanes,
+  layerNormRows,
+} from "../norm_geometry.ts";
 import type {
   BatchNormKernelOptions,
   GroupNormKernelOptions,
@@ -109,16 +114,7 @@ export function layerNorm(
   options: LayerNormKernelOptions = {},
 ): Tensor[] {
   checkFloat("layer_norm", x);
-  const axis = options.beginNormAxis ?? 1;
-  if (!Number.isInteger(axis) || axis < 0 || axis >= x.shape.length) {
-    throw new RangeError(
-      `layer_norm: begin_norm_axis ${axis} is outside [0, ${x.shape.length}) for input ${
-        formatShape(x.shape)
-      }`,
-    );
-  }
-  const left = shapeSize(x.shape.slice(0, axis));
-  const right = shapeSize(x.shape.slice(axis));
+  const { left, right } = layerNormRows(x.shape, options.beginNormAxis ?? 1);
   const scale = perRow("layer_norm", "scale", options.scale, x, right, 1);
   const bias = perRow("layer_norm", "bias", options.bias, x, right, 0);
   const stats = new NormStats(x, left, options.epsilon);
@@ -165,13 +161,7 @@ export function instanceNorm(
   options: NormKernelOptions = {},
 ): Tensor[] {
   checkFloat("instance_norm", x);
-  if (x.shape.length < 2) {
-    throw new RangeError(
-      `instance_norm: input ${formatShape(x.shape)} has rank below 2`,
-    );
-  }
-  const [n, c] = x.shape;
-  const plane = shapeSize(x.shape.slice(2));
+  const { n, c, plane } = instanceNormPlanes(x.shape);
   const scale = perChannel("instance_norm", "scale", options.scale, x, c, 1);
   const bias = perChannel("instance_norm", "bias", options.bias, x, c, 0);
   const stats = new NormStats(x, n * c, options.epsilon);
@@ -221,22 +211,10 @@ export function groupNorm(
   options: GroupNormKernelOptions,
 ): Tensor[] {
   checkFloat("group_norm", x);
-  const rank = x.shape.length;
   const last = options.channelLast === true;
-  const c = x.shape[last ? rank - 1 : 1];
   const groups = options.groups;
-  if (
-    rank < 2 || !Number.isInteger(groups) || groups < 1 || c % groups !== 0
-  ) {
-    throw new RangeError(
-      `group_norm: input ${
-        formatShape(x.shape)
-      } does not split into ${groups} groups of channels`,
-    );
-  }
-  const n = x.shape[0];
-  const positions = x.size / (n * c); // per image and channel
-  const width = c / groups; // channels per group
+  // width: channels per group; positions: elements per image and channel.
+  const { n, c, width, positions } = groupNormGroups(x.shape, groups, last);
   const scale = perChannel("group_norm", "scale", options.scale, x, c, 1);
   const bias = perChannel("group_norm", "bias", options.bias, x, c, 0);
   const stats = new NormStats(x, n * groups, options.epsilon);

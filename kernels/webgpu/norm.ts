@@ -23,7 +23,12 @@
 //   statistics and no results.
 //   The bound against the CPU is argued at GPU_KERNELS.layerNorm.
 
-import { formatShape, shapeSize } from "../_shape.ts";
+import { formatShape } from "../_shape.ts";
+import {
+  groupNormGroups,
+  instanceNormPlanes,
+  layerNormRows,
+} from "../norm_geometry.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import {
@@ -131,16 +136,7 @@ export function layerNorm(
   options: GpuLayerNormOptions = {},
 ): GpuTensor[] {
   checkFloat32("layer_norm", x);
-  const axis = options.beginNormAxis ?? 1;
-  if (!Number.isInteger(axis) || axis < 0 || axis >= x.shape.length) {
-    throw new RangeError(
-      `layer_norm: begin_norm_axis ${axis} is outside [0, ${x.shape.length}) for input ${
-        formatShape(x.shape)
-      }`,
-    );
-  }
-  const left = shapeSize(x.shape.slice(0, axis));
-  const right = shapeSize(x.shape.slice(axis));
+  const { left, right } = layerNormRows(x.shape, options.beginNormAxis ?? 1);
   const layout: Layout = {
     groups: left,
     len: right,
@@ -188,13 +184,7 @@ export function instanceNorm(
   options: GpuNormOptions = {},
 ): GpuTensor[] {
   checkFloat32("instance_norm", x);
-  if (x.shape.length < 2) {
-    throw new RangeError(
-      `instance_norm: input ${formatShape(x.shape)} has rank below 2`,
-    );
-  }
-  const [n, c] = x.shape;
-  const plane = shapeSize(x.shape.slice(2));
+  const { n, c, plane } = instanceNormPlanes(x.shape);
   const layout: Layout = {
     groups: n * c,
     len: plane,
@@ -245,20 +235,10 @@ export function groupNorm(
   options: GpuGroupNormOptions,
 ): GpuTensor[] {
   checkFloat32("group_norm", x);
-  const rank = x.shape.length;
   const last = options.channelLast === true;
-  const c = x.shape[last ? rank - 1 : 1];
   const g = options.groups;
-  if (rank < 2 || !Number.isInteger(g) || g < 1 || c % g !== 0) {
-    throw new RangeError(
-      `group_norm: input ${
-        formatShape(x.shape)
-      } does not split into ${g} groups of channels`,
-    );
-  }
-  const n = x.shape[0];
-  const positions = n * c === 0 ? 0 : x.size / (n * c);
-  const width = c / g, len = width * positions;
+  const { n, c, width, positions } = groupNormGroups(x.shape, g, last);
+  const len = width * positions;
   const layout: Layout = last
     ? {
       groups: n * g,
