@@ -13,9 +13,9 @@
  */
 
 import * as http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { routeHealth } from "./health_service.ts";
+import { listen } from "./_listen.ts";
 import { formatHostPort } from "./host_port.ts";
 import type { Readiness } from "./readiness.ts";
 
@@ -95,15 +95,7 @@ export async function serveHealth(
       shutdownSignal: shutdown.signal,
     }),
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  server.on("error", () => {});
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, host, options.port ?? 0);
   let closing: Promise<void> | undefined;
   return {
     addr: formatHostPort(host, port),

@@ -35,7 +35,6 @@
  */
 
 import * as http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -54,6 +53,7 @@ import { REQUEST_WATCH, RequestWatcher } from "./_request_watch.ts";
 import { type CallConfig, serveCall, statusOf } from "./_serve_call.ts";
 import { type CallStats, ServerShutdown } from "./_server_shutdown.ts";
 import { HEALTH_SERVICE_NAME, routeHealth } from "./health_service.ts";
+import { listen } from "./_listen.ts";
 import { formatHostPort } from "./host_port.ts";
 import { Readiness } from "./readiness.ts";
 import type { NamedTensors } from "./tensor_parts.ts";
@@ -290,15 +290,7 @@ export async function serveWorker(
     // A broken connection ends its calls; it must not end the process.
     session.on("error", () => {});
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  server.on("error", () => {});
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, host, options.port ?? 0);
   const close = (): Promise<void> => {
     leave();
     return shutdown.close();
