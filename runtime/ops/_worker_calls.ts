@@ -13,8 +13,9 @@
  * Each retry prints one line on stderr, `warning: worker ADDR lost
  * (WHY); retrying piece P on ADDR2`, P being the piece's index in the
  * `send`'s endpoint list. A lost worker of a fixed list is re-dialled in
- * the background (_worker_roster.ts): once it answers again, pieces go
- * to it again, and a piece with no worker left waits for the re-dials.
+ * the background (_worker_roster.ts): once it answers again as a new
+ * process (restarted at its address), pieces go to it again, and a piece
+ * with no worker left waits for the re-dials.
  *
  * Invariants:
  *   A call is made at most MAX_ATTEMPTS times, each to a worker the run
@@ -198,7 +199,11 @@ function warnLost(
 const REDIAL_HEALTH_TIMEOUT_MS = 2_000;
 
 // Whether the lost worker at `addr` serves again (see _worker_roster.ts):
-// its Health answers, on a connection of its own, closed at once.
+// its Health answers, on a connection of its own, closed at once, as a new
+// process, one that has served no call. A worker that answers having served
+// calls is the process that was lost: stopped and continued, or too busy to
+// answer PINGs. It may still be computing what it was sent (a piece cannot
+// be stopped), so it stays lost: sending it more would only lose it again.
 async function redial(run: RunServices, addr: string): Promise<boolean> {
   const { connectWorker } = await loadRpcClient();
   const client = connectWorker(addr, {
@@ -206,7 +211,8 @@ async function redial(run: RunServices, addr: string): Promise<boolean> {
     timeoutMs: REDIAL_HEALTH_TIMEOUT_MS,
   });
   try {
-    return (await client.health()).serving;
+    const health = await client.health();
+    return health.serving && health.callsServed === 0n;
   } catch {
     return false;
   } finally {
