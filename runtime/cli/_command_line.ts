@@ -153,6 +153,7 @@ function parseFlags(args: readonly string[]) {
       "tls-ca": { type: "string" },
       "rpc-keepalive": { type: "string" },
       "rpc-timeout": { type: "string" },
+      "rpc-redial": { type: "string" },
       ...WORKER_LIMIT_OPTIONS,
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },

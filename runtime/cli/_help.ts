@@ -176,6 +176,14 @@ const FLAGS: readonly FlagHelp[] = [
                      a call may run as long as its worker is alive)`,
   },
   {
+    flag: "rpc-redial",
+    commands: RUN,
+    text:
+      `  --rpc-redial D     a lost worker of --worker-addrs or RILL_WORKERS is
+                     dialled again, with backoff, for D: restarted at its
+                     address within D, it takes pieces again (default 10s)`,
+  },
+  {
     flag: "out-dir",
     commands: ["transpile"],
     text:

@@ -150,13 +150,14 @@ export async function runProgram(
   return { code: 0 };
 }
 
-// The keepalive and the call deadline of --rpc-keepalive and
-// --rpc-timeout, those given.
+// The keepalive, the call deadline and the re-dial window of
+// --rpc-keepalive, --rpc-timeout and --rpc-redial, those given.
 function rpcSettings(
   values: Flags,
-): { rpcKeepaliveMs?: number; rpcTimeoutMs?: number } {
+): { rpcKeepaliveMs?: number; rpcTimeoutMs?: number; workerRedialMs?: number } {
   const keepalive = values["rpc-keepalive"];
   const timeout = values["rpc-timeout"];
+  const redial = values["rpc-redial"];
   return {
     ...(keepalive === undefined
       ? {}
@@ -164,6 +165,9 @@ function rpcSettings(
     ...(timeout === undefined
       ? {}
       : { rpcTimeoutMs: parseDuration("rpc-timeout", timeout) }),
+    ...(redial === undefined
+      ? {}
+      : { workerRedialMs: parseDuration("rpc-redial", redial) }),
   };
 }
 

@@ -14,6 +14,10 @@
  * for longer than half the keepalive time (a single product of minutes)
  * needs a longer one.
  *
+ * Over the Connect protocol (the default), a call's request messages are
+ * framed by `_call_transport.ts`, which writes tensor bytes to the stream
+ * without copying them; the gRPC protocol is Connect's transport whole.
+ *
  * Health checks keep a deadline ({@linkcode DEFAULT_HEALTH_TIMEOUT_MS}).
  * Every failure, whatever its cause (the worker refused, failed, took too
  * long, died, or the connection broke), is a {@linkcode WorkerCallError}
@@ -30,10 +34,7 @@ import {
   createClient,
   type Interceptor,
 } from "@connectrpc/connect";
-import {
-  createConnectTransport,
-  createGrpcTransport,
-} from "@connectrpc/connect-node";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
   CallHeaderSchema,
   type CallRequest,
@@ -44,6 +45,7 @@ import {
 import { readBack } from "../../kernels/device_tensor.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { bearerInterceptor } from "./_bearer_token.ts";
+import { callTransport } from "./_call_transport.ts";
 import { resolveToken } from "./token.ts";
 import { HTTP2_SETTINGS, WideWindowSessionManager } from "./_http2_settings.ts";
 import { formatHostPort, parseHostPort } from "./host_port.ts";
@@ -318,21 +320,25 @@ function serviceClient(
   const interceptors: Interceptor[] = token === undefined
     ? []
     : [bearerInterceptor(token)];
-  const transportOptions = {
-    baseUrl,
-    httpVersion: "2" as const,
-    sessionManager,
-    interceptors,
-    readMaxBytes: options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES,
-    // Tensors travel uncompressed (see worker_server.ts): by not offering
-    // gzip, the client keeps any Connect server from compressing replies.
-    acceptCompression: [],
-  };
+  const readMaxBytes = options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES;
+  if (options.protocol !== "grpc") {
+    // Connect's, but a call's tensor bytes go out uncopied.
+    return createClient(
+      WorkerService,
+      callTransport({ baseUrl, sessionManager, interceptors, readMaxBytes }),
+    );
+  }
   return createClient(
     WorkerService,
-    options.protocol === "grpc"
-      ? createGrpcTransport(transportOptions)
-      : createConnectTransport(transportOptions),
+    createGrpcTransport({
+      baseUrl,
+      sessionManager,
+      interceptors,
+      readMaxBytes,
+      // Tensors travel uncompressed (see worker_server.ts): by not offering
+      // gzip, the client keeps any Connect server from compressing replies.
+      acceptCompression: [],
+    }),
   );
 }
 

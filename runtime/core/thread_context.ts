@@ -59,6 +59,12 @@ export interface ClusterSettings {
    */
   readonly rpcTimeoutMs?: number;
   /**
+   * How long a lost worker of a fixed list (`--worker-addrs`,
+   * RILL_WORKERS) is re-dialled before the run gives up on it, in
+   * milliseconds; 0 for never; default 10 s (runtime/ops/_worker_roster.ts).
+   */
+  readonly workerRedialMs?: number;
+  /**
    * How `kube_get_workers_addrs` discovers workers in Kubernetes, where
    * the run says otherwise than the op's attributes.
    */

@@ -60,9 +60,16 @@ export interface RpcClient {
     tensors: RpcTensors,
     options?: { program?: string },
   ): Promise<Map<string, Tensor>>;
-  /** Asks whether the worker serves, and how many calls it is serving. */
+  /**
+   * Asks whether the worker serves, how many calls it is serving, and how
+   * many it has served since it started.
+   */
   health(): Promise<
-    { readonly serving: boolean; readonly callsInFlight: number }
+    {
+      readonly serving: boolean;
+      readonly callsInFlight: number;
+      readonly callsServed: bigint;
+    }
   >;
   /** Closes the connection. */
   close(): void;

@@ -10,10 +10,18 @@
  * program's own failure (a panic on the worker), a refusal (wrong token,
  * wrong program, a limit of the worker's) or a deadline would fail again.
  *
+ * Each retry prints one line on stderr, `warning: worker ADDR lost
+ * (WHY); retrying piece P on ADDR2`, P being the piece's index in the
+ * `send`'s endpoint list. A lost worker of a fixed list is re-dialled in
+ * the background (_worker_roster.ts): once it answers again as a new
+ * process (restarted at its address), pieces go to it again, and a piece
+ * with no worker left waits for the re-dials.
+ *
  * Invariants:
  *   A call is made at most MAX_ATTEMPTS times, each to a worker the run
  *   has not lost; every failure before the last marks its worker lost
- *   (_worker_roster.ts), so retries never return to it.
+ *   (_worker_roster.ts), so retries return to it only once a rediscovery
+ *   or a re-dial has found it serving again.
  *   A run's connection to a worker lives while calls to it are in flight
  *   and closes when the last one ends, so a run leaves no socket open.
  *
@@ -99,13 +107,14 @@ export interface PieceCall {
  * import { ProgramError } from "../core/errors.ts";
  * import { assertRejects } from "@std/assert";
  *
- * // Nothing listens on either port: both attempts fail, then the call.
+ * // Nothing listens on either port: both attempts fail, then the call
+ * // (at once: this run re-dials no lost worker).
  * const ports = [0, 1].map(() => {
  *   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
  *   l.close();
  *   return `127.0.0.1:${l.addr.port}`;
  * });
- * const run = {} as RunServices;
+ * const run = { cluster: { workerRedialMs: 0 } } as RunServices;
  * const call = { endpoints: ports, index: 0, program: "", retry: true };
  * await assertRejects(
  *   () => callPiece(run, call, Tensor.fromArray([1], "float32")),
@@ -135,7 +144,7 @@ export async function callPiece(
       if (!call.retry || codeOf(error) !== UNAVAILABLE) {
         return operationalError(error);
       }
-      roster.lose(addr);
+      roster.lose(addr, (lost) => redial(run, lost));
       if (attempt === MAX_ATTEMPTS) {
         return operationalError(error, `; gave up after ${attempt} attempts`);
       }
@@ -144,6 +153,7 @@ export async function callPiece(
       if (next === undefined) {
         return operationalError(error, "; no other worker is left to retry on");
       }
+      warnLost(addr, error, call.index, next);
       addr = next;
     }
   }
@@ -151,7 +161,8 @@ export async function callPiece(
 
 // The worker for attempt `attempt` + 1: the candidates taken in turn from
 // the piece's own index, so the pieces of a lost worker spread over the
-// others. With none left, waits for a rediscovery in flight.
+// others. With none left, waits for a rediscovery or the re-dials in
+// flight.
 async function nextWorker(
   run: RunServices,
   call: PieceCall,
@@ -165,6 +176,48 @@ async function nextWorker(
   }
   if (candidates.length === 0) return undefined;
   return candidates[(call.index + attempt) % candidates.length];
+}
+
+// The one line an operator sees when a run survives losing a worker: on
+// stderr, beside errors, so that stdout stays the program's (as discovery's
+// progress lines do). `error` is the call's WorkerCallError; its detail is
+// why the worker was given up (connection refused, reset, keepalive).
+function warnLost(
+  addr: string,
+  error: unknown,
+  piece: number,
+  next: string,
+): void {
+  const detail = (error as { detail?: unknown }).detail;
+  const why = typeof detail === "string" ? detail : String(error);
+  console.error(
+    `warning: worker ${addr} lost (${why}); retrying piece ${piece} on ${next}`,
+  );
+}
+
+/** How long a re-dial waits for a lost worker's health answer. */
+const REDIAL_HEALTH_TIMEOUT_MS = 2_000;
+
+// Whether the lost worker at `addr` serves again (see _worker_roster.ts):
+// its Health answers, on a connection of its own, closed at once, as a new
+// process, one that has served no call. A worker that answers having served
+// calls is the process that was lost: stopped and continued, or too busy to
+// answer PINGs. It may still be computing what it was sent (a piece cannot
+// be stopped), so it stays lost: sending it more would only lose it again.
+async function redial(run: RunServices, addr: string): Promise<boolean> {
+  const { connectWorker } = await loadRpcClient();
+  const client = connectWorker(addr, {
+    ca: run.cluster?.tlsCa,
+    timeoutMs: REDIAL_HEALTH_TIMEOUT_MS,
+  });
+  try {
+    const health = await client.health();
+    return health.serving && health.callsServed === 0n;
+  } catch {
+    return false;
+  } finally {
+    client.close();
+  }
 }
 
 function codeOf(error: unknown): unknown {

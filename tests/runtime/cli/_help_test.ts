@@ -35,7 +35,7 @@ Deno.test("usage() lists every command and every flag the command line parses", 
       ...["--insecure", "--tls-cert=c", "--tls-key=k", "--tls-ca=a"],
       ...["--drain-timeout=1s", "--health-listen=h", "--namespace=n"],
       ...["--min-workers=1", "--discovery-timeout=1s", "--dial-by=ip"],
-      ...["--rpc-keepalive=1s", "--rpc-timeout=1m"],
+      ...["--rpc-keepalive=1s", "--rpc-timeout=1m", "--rpc-redial=1s"],
       ...WORKER_LIMIT_FLAGS.map(({ flag }) => `--${flag}=1`),
       ...["--help", "--version"],
     ]).values,
@@ -186,7 +186,7 @@ Deno.test("the drain, health and discovery flags are refused by the commands tha
   }
 });
 
-Deno.test("--rpc-keepalive and --rpc-timeout take durations, on a run only", async () => {
+Deno.test("--rpc-keepalive, --rpc-timeout and --rpc-redial take durations, on a run only", async () => {
   const bad = await cli(["examples/mult.pb", "--rpc-keepalive", "soon"]);
   assertEquals(bad.code, 1);
   assertEquals(
@@ -211,7 +211,13 @@ Deno.test("--rpc-keepalive and --rpc-timeout take durations, on a run only", asy
     "2s",
     "--rpc-timeout",
     "1m",
+    "--rpc-redial",
+    "30s",
   ]);
   assertEquals([ok.code, ok.stderr], [0, ""]);
   assertStringIncludes(commandHelp("run"), "--rpc-keepalive D");
+  assertStringIncludes(commandHelp("run"), "--rpc-redial D");
+  const redial = await cli(["examples/mult.pb", "--rpc-redial", "0"]);
+  assertEquals(redial.code, 1);
+  assertStringIncludes(redial.stderr, "error: --rpc-redial: ");
 });

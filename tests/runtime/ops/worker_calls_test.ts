@@ -4,8 +4,9 @@
 // prints. A piece that is not pure is not retried, and a master whose
 // workers are all gone fails with one error line. The lost worker is
 // chosen once it is serving its piece (its health says so), so the loss
-// lands mid-call. Every process is continued, killed and awaited in
-// `finally`; every wait is bounded.
+// lands mid-call. Each retry is one warning line on stderr; a lost worker
+// restarted at its address takes pieces again. Every process is continued,
+// killed and awaited in `finally`; every wait is bounded.
 
 import {
   assert,
@@ -116,7 +117,7 @@ async function runLosingOne(
   worker: string,
   lose: (w: RillWorker) => void,
   flags: readonly string[] = [],
-): Promise<{ code: number; stdout: string; stderr: string }> {
+): Promise<{ code: number; stdout: string; stderr: string; lost: string }> {
   const workers: RillWorker[] = [];
   try {
     for (let i = 0; i < 3; i++) {
@@ -129,7 +130,7 @@ async function runLosingOne(
     );
     await untilServing(workers[1].addr);
     lose(workers[1]);
-    return await run;
+    return { ...await run, lost: workers[1].addr };
   } finally {
     for (const w of workers) {
       try {
@@ -140,6 +141,32 @@ async function runLosingOne(
     }
     await stopRillWorkers(workers);
   }
+}
+
+/**
+ * Asserts that `stderr` holds only warnings of lost workers, one of them
+ * losing `lost` and retrying piece `piece` on `on` (by default on any
+ * other worker). On a loaded host a busy worker may miss its PINGs too:
+ * it is lost, re-dialled and used again, with a line of its own.
+ */
+function assertLostLine(
+  stderr: string,
+  lost: string,
+  piece: number,
+  on?: string,
+): void {
+  const lines = stderr.trimEnd().split("\n");
+  const warning =
+    /^warning: worker (\S+) lost \(.+\); retrying piece (\d+) on (\S+)$/;
+  const parsed = lines.map((line) => warning.exec(line));
+  assert(parsed.every((m) => m !== null), stderr);
+  assert(
+    parsed.some((m) =>
+      m![1] === lost && m![2] === `${piece}` &&
+      (on === undefined ? m![3] !== lost : m![3] === on)
+    ),
+    stderr,
+  );
 }
 
 Deno.test("a master whose worker is killed (-9) mid-run completes on the other two with the single-process answer", async () => {
@@ -153,7 +180,8 @@ Deno.test("a master whose worker is killed (-9) mid-run completes on the other t
       worker,
       (w) => w.child.kill("SIGKILL"),
     );
-    assertEquals([run.code, run.stderr], [0, ""]);
+    assertEquals(run.code, 0, run.stderr);
+    assertLostLine(run.stderr, run.lost, 1);
     assertStringIncludes(single.stdout, "Y [[");
     assertEquals(run.stdout, single.stdout);
   });
@@ -175,8 +203,48 @@ Deno.test("a master whose worker is stopped (-STOP) mid-run notices by keepalive
       // too, 3 runs in 5 at load 16.
       ["--rpc-keepalive", "5s"],
     );
-    assertEquals([run.code, run.stderr], [0, ""]);
+    assertEquals(run.code, 0, run.stderr);
+    assertLostLine(run.stderr, run.lost, 1);
     assertEquals(run.stdout, single.stdout);
+  });
+});
+
+Deno.test("a master dials its lost only worker again: restarted at the same address, it takes the piece and the run completes", async () => {
+  await withTempDir(async (dir) => {
+    const program = await writeSlowProgram(dir);
+    const single = await runRill([program]);
+    assertEquals(single.code, 0, single.stderr);
+    const { master, worker } = await transpileTo(dir, program);
+    const workers: RillWorker[] = [];
+    try {
+      workers.push(await startRillWorker(worker, LISTEN_TIMEOUT_MS));
+      const addr = workers[0].addr;
+      // A re-dial window far longer than a restart takes on a loaded host.
+      const run = within(
+        RUN_TIMEOUT_MS,
+        runRill([master, "--worker-addrs", addr, "--rpc-redial", "60s"]),
+      );
+      await untilServing(addr);
+      workers[0].child.kill("SIGKILL");
+      await workers[0].child.status;
+      // The same port: a later --listen wins over the helper's (parseArgs
+      // keeps the last).
+      workers.push(
+        await startRillWorker(worker, LISTEN_TIMEOUT_MS, "null", [
+          "--listen",
+          addr,
+        ]),
+      );
+      const result = await run;
+      assertEquals(result.code, 0, result.stderr);
+      assertEquals(result.stdout, single.stdout);
+      assertLostLine(result.stderr, addr, 0, addr);
+      // The restarted worker, not the killed one, served the piece.
+      using client = connectWorker(addr, { token: "" });
+      assertEquals((await client.health()).callsServed, 1n);
+    } finally {
+      await stopRillWorkers(workers);
+    }
   });
 });
 
