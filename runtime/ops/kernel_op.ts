@@ -151,7 +151,14 @@ export function binaryKernelOp<const A extends AttrSchema>(
   return defineOp({
     type: spec.type,
     summary: spec.summary,
-    inputs: { X: slot.tensor(), Y: slot.tensor() },
+    // A scalar path's op keeps nothing of its operands (nor does its
+    // kernel: a result is new storage).
+    inputs: spec.scalar === undefined
+      ? { X: slot.tensor(), Y: slot.tensor() }
+      : {
+        X: slot.tensor({ transient: true }),
+        Y: slot.tensor({ transient: true }),
+      },
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
     rows: spec.rows,
@@ -175,13 +182,30 @@ export function binaryKernelOp<const A extends AttrSchema>(
           );
         };
       }
+      if (!ctx.privateOutput("Out")) {
+        return (scope, thread) => {
+          const device = thread.run.device;
+          const a = x.tensor(scope), b = y.tensor(scope);
+          out.write(
+            scope,
+            scalar(device, a, b) ?? compute(device, a, b, attrs),
+          );
+        };
+      }
+      // Out is private: the tensor the scalar path last made here, while
+      // Out still holds it, is Out's alone and takes the next result.
+      let mine: Tensor | undefined;
       return (scope, thread) => {
         const device = thread.run.device;
         const a = x.tensor(scope), b = y.tensor(scope);
-        out.write(
-          scope,
-          scalar(device, a, b) ?? compute(device, a, b, attrs),
-        );
+        const home = out.home(scope);
+        const held = home.values[out.slot];
+        const made = scalar(device, a, b, held === mine ? mine : undefined);
+        if (made === undefined) {
+          home.values[out.slot] = compute(device, a, b, attrs);
+        } else if (made !== held) {
+          home.values[out.slot] = mine = made;
+        }
       };
     },
   });

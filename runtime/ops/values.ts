@@ -231,7 +231,7 @@ const addScalars = scalarArithmetic("add")!;
 const increment = defineOp({
   type: "increment",
   summary: "Out = X + step, in X's dtype",
-  inputs: { X: slot.tensor() },
+  inputs: { X: slot.tensor({ transient: true }) },
   outputs: { Out: slot.tensor() },
   attrs: { step: attr.float(1) },
   kernels: ["cast", { kernel: "binary", kinds: ["add"] }],
@@ -240,22 +240,31 @@ const increment = defineOp({
     const x = ctx.input("X");
     const out = ctx.output("Out");
     const step = ctx.attrs.step;
+    const owned = ctx.privateOutput("Out");
     // A rank-0 step broadcasts to any shape without changing it.
     let stepTensor = Tensor.fromArray([step], "float32", []);
+    // While Out holds the tensor the scalar path last made here, it is
+    // Out's alone (Out is private) and takes the next result.
+    let mine: Tensor | undefined;
     return (scope, thread) => {
       const t = x.tensor(scope);
+      const device = thread.run.device;
       if (stepTensor.dtype !== t.dtype) {
-        stepTensor = thread.run.device.kernels.cast(
+        stepTensor = device.kernels.cast(
           Tensor.fromArray([step], "float64", []),
           t.dtype,
         );
       }
-      const device = thread.run.device;
-      out.write(
-        scope,
-        addScalars(device, t, stepTensor) ??
-          device.kernels.binary("add", t, stepTensor, -1),
-      );
+      const home = out.home(scope);
+      const held = home.values[out.slot];
+      const into = owned && held === mine ? mine : undefined;
+      const made = addScalars(device, t, stepTensor, into);
+      if (made === undefined) {
+        home.values[out.slot] = device.kernels.binary("add", t, stepTensor, -1);
+      } else if (made !== held) {
+        home.values[out.slot] = made;
+        if (owned) mine = made;
+      }
     };
   },
 });
