@@ -171,6 +171,7 @@ class Validator {
   // few is cheaper than the maps.
   readonly #opNames: string[] = [];
   readonly #opVars: Declared[] = [];
+  #opCount = 0;
   // What an op's `check` and `infer` see: one object, moved along with the
   // op being checked.
   readonly #context: CheckContext & Mutable<InferContext>;
@@ -315,7 +316,7 @@ class Validator {
   // A variable the op being checked names; #checkSlots found it declared.
   #opDeclared(name: string): Declared {
     const names = this.#opNames;
-    for (let i = 0; i < names.length; i++) {
+    for (let i = 0; i < this.#opCount; i++) {
       if (names[i] === name) return this.#opVars[i];
     }
     return this.#lookupDeclared(this.#block, name)!;
@@ -328,8 +329,7 @@ class Validator {
     this.#opIndex = i;
     this.#opType = op.type;
     this.#op = op;
-    this.#opNames.length = 0;
-    this.#opVars.length = 0;
+    this.#opCount = 0;
     const def = this.#registry.get(op.type);
     if (def === undefined) this.#failOp(`unknown op "${op.type}"`);
     const tables = tablesOf(def);
@@ -444,8 +444,8 @@ class Validator {
         { slot, variable: name },
       );
     }
-    this.#opNames.push(name);
-    this.#opVars.push(declared);
+    this.#opNames[this.#opCount] = name;
+    this.#opVars[this.#opCount++] = declared;
     const kind = declared.kind;
     if (spec.kind !== "any" && kind !== spec.kind) {
       this.#failOp(

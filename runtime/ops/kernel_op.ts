@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { Device } from "../../kernels/device.ts";
+import type { BinaryKind, Device } from "../../kernels/device.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
+import { InPlaceScalar } from "./in_place_scalar.ts";
 import type { ScalarPath } from "./scalar_path.ts";
 import {
   type AttrSchema,
@@ -121,6 +122,11 @@ export interface BinaryKernelOpSpec<A extends AttrSchema> {
    * applies (`scalar_path.ts`); tried before `compute`.
    */
   scalar?: ScalarPath;
+  /**
+   * The arithmetic whose one-element results go into the storage of a
+   * private Out's tensor (`in_place_scalar.ts`); absent: new tensors.
+   */
+  inPlace?: BinaryKind;
 }
 
 /**
@@ -182,7 +188,10 @@ export function binaryKernelOp<const A extends AttrSchema>(
           );
         };
       }
-      if (!ctx.privateOutput("Out")) {
+      const site = spec.inPlace !== undefined && ctx.privateOutput("Out")
+        ? InPlaceScalar.of(spec.inPlace)
+        : undefined;
+      if (site === undefined) {
         return (scope, thread) => {
           const device = thread.run.device;
           const a = x.tensor(scope), b = y.tensor(scope);
@@ -192,19 +201,18 @@ export function binaryKernelOp<const A extends AttrSchema>(
           );
         };
       }
-      // Out is private: the tensor the scalar path last made here, while
-      // Out still holds it, is Out's alone and takes the next result.
-      let mine: Tensor | undefined;
+      // Out is private: the site writes into the tensor it made for Out
+      // while Out still holds it.
       return (scope, thread) => {
         const device = thread.run.device;
         const a = x.tensor(scope), b = y.tensor(scope);
         const home = out.home(scope);
         const held = home.values[out.slot];
-        const made = scalar(device, a, b, held === mine ? mine : undefined);
+        const made = site.apply(device, a, b, held);
         if (made === undefined) {
           home.values[out.slot] = compute(device, a, b, attrs);
         } else if (made !== held) {
-          home.values[out.slot] = mine = made;
+          home.values[out.slot] = made;
         }
       };
     },

@@ -20,6 +20,7 @@ import {
 } from "../core/op_def.ts";
 import type { OpRun, PrepareContext } from "../core/prepare_context.ts";
 import { unaryKernelOp } from "./kernel_op.ts";
+import { InPlaceScalar } from "./in_place_scalar.ts";
 import { scalarArithmetic } from "./scalar_path.ts";
 import { sameAs } from "./shape_rules.ts";
 
@@ -240,12 +241,11 @@ const increment = defineOp({
     const x = ctx.input("X");
     const out = ctx.output("Out");
     const step = ctx.attrs.step;
-    const owned = ctx.privateOutput("Out");
+    // While Out holds the tensor the site made for it, it is Out's alone
+    // (Out is private) and takes the next result.
+    const site = ctx.privateOutput("Out") ? InPlaceScalar.of("add") : undefined;
     // A rank-0 step broadcasts to any shape without changing it.
     let stepTensor = Tensor.fromArray([step], "float32", []);
-    // While Out holds the tensor the scalar path last made here, it is
-    // Out's alone (Out is private) and takes the next result.
-    let mine: Tensor | undefined;
     return (scope, thread) => {
       const t = x.tensor(scope);
       const device = thread.run.device;
@@ -257,13 +257,13 @@ const increment = defineOp({
       }
       const home = out.home(scope);
       const held = home.values[out.slot];
-      const into = owned && held === mine ? mine : undefined;
-      const made = addScalars(device, t, stepTensor, into);
+      const made = site === undefined
+        ? addScalars(device, t, stepTensor)
+        : site.apply(device, t, stepTensor, held);
       if (made === undefined) {
         home.values[out.slot] = device.kernels.binary("add", t, stepTensor, -1);
       } else if (made !== held) {
         home.values[out.slot] = made;
-        if (owned) mine = made;
       }
     };
   },
