@@ -116,12 +116,6 @@ export class Declared {
       return;
     }
     const declared = this.declared;
-    // What a builder's program mostly holds: the writer makes exactly the
-    // declared type, which reads then see, and no new info is kept.
-    if (sameType(made, declared)) {
-      this.#written = undefined;
-      return;
-    }
     this.#written = [{
       name: declared.name,
       kind: "tensor",
@@ -131,19 +125,6 @@ export class Declared {
         : refinedShape(made.shape, declared.shape),
     }];
   }
-}
-
-// Whether a writer's type is the declared one, dims all known.
-function sameType(made: InferredType, declared: VarInfo): boolean {
-  const a = made.shape, b = declared.shape;
-  if (made.dtype !== declared.dtype || a === undefined || b === undefined) {
-    return false;
-  }
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i] || a[i] < 0) return false;
-  }
-  return true;
 }
 
 // The writer's shape, with the dims it left unknown taken from a

@@ -166,12 +166,6 @@ class Validator {
   #opIndex = 0;
   #opType = "";
   #op: OpDesc | undefined;
-  // The variables the op being checked names, as #checkVar found them:
-  // its shape rule and its writes look them up again, and a scan of these
-  // few is cheaper than the maps.
-  readonly #opNames: string[] = [];
-  readonly #opVars: Declared[] = [];
-  #opCount = 0;
   // What an op's `check` and `infer` see: one object, moved along with the
   // op being checked.
   readonly #context: CheckContext & Mutable<InferContext>;
@@ -272,17 +266,14 @@ class Validator {
       });
     }
     const vars = new Map<string, Declared>();
-    const list = block.vars;
-    for (let k = 0; k < list.length; k++) {
-      const v = list[k];
+    for (const v of block.vars) {
       if (v.name === "") {
         this.#fail("a variable has an empty name", { block: i });
       }
-      // One hash lookup per variable: a name already there leaves the size.
-      vars.set(v.name, new Declared(v));
-      if (vars.size === k) {
+      if (vars.has(v.name)) {
         this.#fail(`variable "${v.name}" is declared twice`, { block: i });
       }
+      vars.set(v.name, new Declared(v));
     }
     this.#declared.push(vars);
   }
@@ -310,16 +301,7 @@ class Validator {
   }
 
   #declaredInfos(name: string): readonly [VarInfo] {
-    return this.#opDeclared(name).infos;
-  }
-
-  // A variable the op being checked names; #checkSlots found it declared.
-  #opDeclared(name: string): Declared {
-    const names = this.#opNames;
-    for (let i = 0; i < this.#opCount; i++) {
-      if (names[i] === name) return this.#opVars[i];
-    }
-    return this.#lookupDeclared(this.#block, name)!;
+    return this.#lookupDeclared(this.#block, name)!.infos;
   }
 
   // Checks one op and records what it writes; returns its sub-blocks.
@@ -329,7 +311,6 @@ class Validator {
     this.#opIndex = i;
     this.#opType = op.type;
     this.#op = op;
-    this.#opCount = 0;
     const def = this.#registry.get(op.type);
     if (def === undefined) this.#failOp(`unknown op "${op.type}"`);
     const tables = tablesOf(def);
@@ -382,7 +363,7 @@ class Validator {
           : i === 0
           ? types as InferredType | undefined
           : undefined;
-        const declared = this.#opDeclared(names[i]);
+        const declared = this.#lookupDeclared(this.#block, names[i])!;
         checkDeclaredShape(slot, declared.declared, made?.shape);
         if (declared.kind === "channel") {
           checkDeclaredElementType(slot, declared.declared, made?.dtype);
@@ -444,8 +425,6 @@ class Validator {
         { slot, variable: name },
       );
     }
-    this.#opNames[this.#opCount] = name;
-    this.#opVars[this.#opCount++] = declared;
     const kind = declared.kind;
     if (spec.kind !== "any" && kind !== spec.kind) {
       this.#failOp(
