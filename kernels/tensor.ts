@@ -4,7 +4,10 @@
 //   data is arrayType(dtype) and data.length === size === product(shape).
 //   Nothing writes to data after the constructor returns. Kernels allocate
 //   new storage for every result, so tensors may share data (reshape does)
-//   and a tensor sent on a channel never changes under the receiver.
+//   and a tensor sent on a channel never changes under the receiver. (The
+//   interpreter's scalar path overwrites the one element of a tensor it
+//   made for a variable that alone holds it, which no one can observe:
+//   runtime/exec/private_variables.ts.)
 //   bool data holds only 0 and 1.
 
 import { allocate } from "./allocate.ts";

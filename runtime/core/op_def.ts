@@ -32,6 +32,19 @@ export interface SlotSpec {
    * than rebinding: analysis counts it as a read of the variable.
    */
   readonly inPlace: boolean;
+  /**
+   * An input the op only reads during its call: it keeps no reference to
+   * the value (nor its storage) once the call returns, and no output of the
+   * op shares it. Preparation lets a variable seen only through such slots
+   * be changed in place by the op that made its value (runtime/exec/
+   * private_variables.ts).
+   */
+  readonly transient: boolean;
+  /**
+   * An output the op binds to the value of this input slot itself (`print`'s
+   * Out is its In), so the two variables then hold one value.
+   */
+  readonly aliasOf: string | undefined;
 }
 
 /** Options of the `slot` constructors. */
@@ -42,6 +55,10 @@ export interface SlotOptions {
   duplicable?: boolean;
   /** The op stores into the object the output holds. @default {false} */
   inPlace?: boolean;
+  /** The op keeps nothing of the input past its call. @default {false} */
+  transient?: boolean;
+  /** The output is bound to this input slot's value. @default {undefined} */
+  aliasOf?: string;
 }
 
 function makeSlot(kind: VarKind, options: SlotOptions = {}): SlotSpec {
@@ -50,6 +67,8 @@ function makeSlot(kind: VarKind, options: SlotOptions = {}): SlotSpec {
     optional: options.optional ?? false,
     duplicable: options.duplicable ?? false,
     inPlace: options.inPlace ?? false,
+    transient: options.transient ?? false,
+    aliasOf: options.aliasOf,
   };
 }
 
@@ -345,6 +364,12 @@ export interface OpDef<A extends AttrSchema = AttrSchema> {
    * when an op calls a kernel it does not declare.
    */
   readonly kernels?: OpKernels;
+  /**
+   * Whether the op runs its sub-blocks on its own thread, within its call
+   * or its resumption (`while`, `conditional_block`), and nowhere else.
+   * Absent: the sub-blocks may run on other threads or workers (`go`).
+   */
+  readonly inlineBlocks?: true;
   /**
    * Why a call of the op with these attributes is not a pure function of
    * its inputs and attributes (it draws from the run's random stream,

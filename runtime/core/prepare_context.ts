@@ -57,6 +57,14 @@ export interface PrepareContext<A extends AttrSchema = AttrSchema> {
   optionalOutput(slot: string): VarRef | undefined;
   /** Every variable of an output slot (`[]` if absent). */
   outputList(slot: string): VarRef[];
+  /**
+   * Whether the first variable of output slot `slot` is private: only ops
+   * that keep nothing of its value read it (runtime/exec/
+   * private_variables.ts), so a tensor this op made and bound to it is
+   * referenced by the variable alone until it is rebound, and the op may
+   * write its next result into that tensor's storage.
+   */
+  privateOutput(slot: string): boolean;
   /** A variable named outside the slots (a `select` case, say). */
   resolve(name: string): VarRef;
   /**

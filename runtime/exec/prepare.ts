@@ -21,6 +21,7 @@ import type { PreparedBlock, PreparedOp } from "../core/prepared_block.ts";
 import { BlockLayout } from "../core/scope.ts";
 import { varInfoOf } from "../core/var_info.ts";
 import { VarRef } from "../core/var_ref.ts";
+import { privateVariables } from "./private_variables.ts";
 import { tracedOp } from "./traced_op.ts";
 
 /**
@@ -47,6 +48,7 @@ export class PreparedProgram {
   readonly #blocks: (PreparedBlock | undefined)[] = [];
   readonly #layouts: (BlockLayout | undefined)[] = [];
   readonly #traced: boolean;
+  #private: ReadonlySet<string> | undefined;
 
   /**
    * Wraps a validated program.
@@ -134,6 +136,10 @@ export class PreparedProgram {
     return { name, kind: "tensor" };
   }
 
+  #privateNames(): ReadonlySet<string> {
+    return this.#private ??= privateVariables(this.desc, this.#ops);
+  }
+
   #blockDesc(idx: number): BlockDesc {
     const b = this.desc.blocks[idx];
     if (b === undefined) throw new InternalError(`no block ${idx}`);
@@ -162,6 +168,11 @@ export class PreparedProgram {
       output: (slot) => first(op.outputs, slot),
       optionalOutput: (slot) => refs(op.outputs, slot)[0],
       outputList: (slot) => refs(op.outputs, slot),
+      privateOutput: (slot) => {
+        const name = op.outputs.find((v) => v.parameter === slot)
+          ?.arguments[0];
+        return name !== undefined && this.#privateNames().has(name);
+      },
       resolve: (name) => this.resolve(block.idx, name),
       block: (idx, locals) => this.block(idx, locals),
     };

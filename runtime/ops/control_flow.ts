@@ -30,15 +30,18 @@ function isTrue(cond: VarRef, scope: Scope): boolean {
 const whileOp = defineOp({
   type: "while",
   summary: "runs sub_block while Condition, re-read after each pass, is true",
+  // X names the outer variables the body uses; the op itself reads only
+  // the condition's element.
   inputs: {
-    X: slot.any({ duplicable: true, optional: true }),
-    Condition: slot.tensor(),
+    X: slot.any({ duplicable: true, optional: true, transient: true }),
+    Condition: slot.tensor({ transient: true }),
   },
   outputs: {
     Out: slot.any({ duplicable: true, optional: true }),
     StepScopes: slot.step_scopes({ optional: true }),
   },
   attrs: { sub_block: attr.block() },
+  inlineBlocks: true,
   prepare(ctx) {
     const cond = ctx.input("Condition");
     const body = ctx.block(ctx.attrs.sub_block);
@@ -96,14 +99,15 @@ const conditionalBlock = defineOp({
   summary:
     "runs sub_block once if Cond holds (a scalar true, or all non-empty)",
   inputs: {
-    Cond: slot.tensor({ duplicable: true }),
-    Input: slot.any({ duplicable: true, optional: true }),
+    Cond: slot.tensor({ duplicable: true, transient: true }),
+    Input: slot.any({ duplicable: true, optional: true, transient: true }),
   },
   outputs: {
     Out: slot.any({ duplicable: true, optional: true }),
     Scope: slot.step_scopes({ optional: true }),
   },
   attrs: { sub_block: attr.block(), is_scalar_condition: attr.bool(true) },
+  inlineBlocks: true,
   prepare(ctx) {
     const conds = ctx.inputList("Cond");
     const body = ctx.block(ctx.attrs.sub_block);

@@ -26,6 +26,7 @@ function arithmetic(kind: BinaryKind, summary: string): OpDef {
     infer: (x, y, a) => broadcastRule(x, y, a.axis),
     rows: "broadcast",
     scalar: scalarArithmetic(kind),
+    inPlace: kind,
   });
 }
 

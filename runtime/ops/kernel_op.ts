@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { Device } from "../../kernels/device.ts";
+import type { BinaryKind, Device } from "../../kernels/device.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
+import { InPlaceScalar } from "./in_place_scalar.ts";
 import type { ScalarPath } from "./scalar_path.ts";
 import {
   type AttrSchema,
@@ -121,6 +122,11 @@ export interface BinaryKernelOpSpec<A extends AttrSchema> {
    * applies (`scalar_path.ts`); tried before `compute`.
    */
   scalar?: ScalarPath;
+  /**
+   * The arithmetic whose one-element results go into the storage of a
+   * private Out's tensor (`in_place_scalar.ts`); absent: new tensors.
+   */
+  inPlace?: BinaryKind;
 }
 
 /**
@@ -151,7 +157,14 @@ export function binaryKernelOp<const A extends AttrSchema>(
   return defineOp({
     type: spec.type,
     summary: spec.summary,
-    inputs: { X: slot.tensor(), Y: slot.tensor() },
+    // A scalar path's op keeps nothing of its operands (nor does its
+    // kernel: a result is new storage).
+    inputs: spec.scalar === undefined
+      ? { X: slot.tensor(), Y: slot.tensor() }
+      : {
+        X: slot.tensor({ transient: true }),
+        Y: slot.tensor({ transient: true }),
+      },
     outputs: { Out: slot.tensor() },
     attrs: spec.attrs,
     rows: spec.rows,
@@ -175,13 +188,32 @@ export function binaryKernelOp<const A extends AttrSchema>(
           );
         };
       }
+      const site = spec.inPlace !== undefined && ctx.privateOutput("Out")
+        ? InPlaceScalar.of(spec.inPlace)
+        : undefined;
+      if (site === undefined) {
+        return (scope, thread) => {
+          const device = thread.run.device;
+          const a = x.tensor(scope), b = y.tensor(scope);
+          out.write(
+            scope,
+            scalar(device, a, b) ?? compute(device, a, b, attrs),
+          );
+        };
+      }
+      // Out is private: the site writes into the tensor it made for Out
+      // while Out still holds it.
       return (scope, thread) => {
         const device = thread.run.device;
         const a = x.tensor(scope), b = y.tensor(scope);
-        out.write(
-          scope,
-          scalar(device, a, b) ?? compute(device, a, b, attrs),
-        );
+        const home = out.home(scope);
+        const held = home.values[out.slot];
+        const made = site.apply(device, a, b, held);
+        if (made === undefined) {
+          home.values[out.slot] = compute(device, a, b, attrs);
+        } else if (made !== held) {
+          home.values[out.slot] = made;
+        }
       };
     },
   });

@@ -44,8 +44,9 @@ const print = defineOp({
   type: "print",
   impure: () => "prints",
   summary: "writes `<message> <value>` as one line to stdout",
-  inputs: { In: slot.any() },
-  outputs: { Out: slot.any({ optional: true }) },
+  // The value is formatted during the call; Out, if given, is the value.
+  inputs: { In: slot.any({ transient: true }) },
+  outputs: { Out: slot.any({ optional: true, aliasOf: "In" }) },
   attrs: {
     message: attr.string(""),
     // Fluid's print carries these; Rill accepts them and prints as §5

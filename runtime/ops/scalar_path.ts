@@ -15,8 +15,13 @@
  *   It applies only where the kernel cannot fail: both operands hold one
  *   element, of one dtype it knows, on a device named `cpu` (the CPU
  *   device, or one that runs one-element calls on it).
- *   A result is a new tensor, or one of the shared constant bools below
- *   (tensors are never changed once made, so sharing one is unobservable).
+ *   A result is a new tensor, one of the shared constant bools below
+ *   (tensors are never changed once made, so sharing one is unobservable),
+ *   or, for arithmetic, the tensor `into` the caller passed, its one
+ *   element overwritten: the caller passes only a tensor it made itself
+ *   and that a private variable alone holds (runtime/exec/
+ *   private_variables.ts), so no one else can see it change. `into` is
+ *   written only after both operands are read (it may be one of them).
  *   It reads `data` only where the CPU kernel would, so a tensor whose
  *   elements are on a device throws `ElementsOnDevice` as the kernel would.
  *
@@ -26,11 +31,16 @@ import { allocate } from "../../kernels/allocate.ts";
 import type { BinaryKind, CompareKind, Device } from "../../kernels/device.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 
-/** A fast path for `x op y`; `undefined` where it does not apply. */
+/**
+ * A fast path for `x op y`; `undefined` where it does not apply. `into`,
+ * if given, is a one-element tensor nobody else holds, which an arithmetic
+ * path overwrites and returns when the result has its dtype and shape.
+ */
 export type ScalarPath = (
   device: Device,
   x: Tensor,
   y: Tensor,
+  into?: Tensor,
 ) => Tensor | undefined;
 
 type Num = (a: number, b: number) => number;
@@ -116,29 +126,41 @@ function shapeOf(x: Tensor, y: Tensor): readonly number[] {
 }
 
 function arithmetic(float: Num, int: Num, big: Big): ScalarPath {
-  return (device, x, y) => {
+  return (device, x, y, into) => {
     if (!applies(device, x, y)) return undefined;
     const a = x.data, b = y.data;
+    const shape = shapeOf(x, y);
+    // One-element shapes of one rank are equal (every dim is 1).
+    const reuse = into !== undefined && into.dtype === x.dtype &&
+      into.shape.length === shape.length;
     switch (x.dtype) {
       case "int64": {
-        const out = allocate("int64", 1) as BigInt64Array;
+        const out = reuse
+          ? into.data as BigInt64Array
+          : allocate("int64", 1) as BigInt64Array;
         out[0] = big(a[0] as bigint, b[0] as bigint);
-        return new Tensor("int64", shapeOf(x, y), out);
+        return reuse ? into : new Tensor("int64", shape, out);
       }
       case "int32": {
-        const out = allocate("int32", 1) as Int32Array;
+        const out = reuse
+          ? into.data as Int32Array
+          : allocate("int32", 1) as Int32Array;
         out[0] = int(a[0] as number, b[0] as number);
-        return new Tensor("int32", shapeOf(x, y), out);
+        return reuse ? into : new Tensor("int32", shape, out);
       }
       case "float32": {
-        const out = allocate("float32", 1) as Float32Array;
+        const out = reuse
+          ? into.data as Float32Array
+          : allocate("float32", 1) as Float32Array;
         out[0] = float(a[0] as number, b[0] as number);
-        return new Tensor("float32", shapeOf(x, y), out);
+        return reuse ? into : new Tensor("float32", shape, out);
       }
       case "float64": {
-        const out = allocate("float64", 1) as Float64Array;
+        const out = reuse
+          ? into.data as Float64Array
+          : allocate("float64", 1) as Float64Array;
         out[0] = float(a[0] as number, b[0] as number);
-        return new Tensor("float64", shapeOf(x, y), out);
+        return reuse ? into : new Tensor("float64", shape, out);
       }
       default:
         return undefined;

@@ -20,6 +20,7 @@ import {
 } from "../core/op_def.ts";
 import type { OpRun, PrepareContext } from "../core/prepare_context.ts";
 import { unaryKernelOp } from "./kernel_op.ts";
+import { InPlaceScalar } from "./in_place_scalar.ts";
 import { scalarArithmetic } from "./scalar_path.ts";
 import { sameAs } from "./shape_rules.ts";
 
@@ -231,7 +232,7 @@ const addScalars = scalarArithmetic("add")!;
 const increment = defineOp({
   type: "increment",
   summary: "Out = X + step, in X's dtype",
-  inputs: { X: slot.tensor() },
+  inputs: { X: slot.tensor({ transient: true }) },
   outputs: { Out: slot.tensor() },
   attrs: { step: attr.float(1) },
   kernels: ["cast", { kernel: "binary", kinds: ["add"] }],
@@ -240,22 +241,30 @@ const increment = defineOp({
     const x = ctx.input("X");
     const out = ctx.output("Out");
     const step = ctx.attrs.step;
+    // While Out holds the tensor the site made for it, it is Out's alone
+    // (Out is private) and takes the next result.
+    const site = ctx.privateOutput("Out") ? InPlaceScalar.of("add") : undefined;
     // A rank-0 step broadcasts to any shape without changing it.
     let stepTensor = Tensor.fromArray([step], "float32", []);
     return (scope, thread) => {
       const t = x.tensor(scope);
+      const device = thread.run.device;
       if (stepTensor.dtype !== t.dtype) {
-        stepTensor = thread.run.device.kernels.cast(
+        stepTensor = device.kernels.cast(
           Tensor.fromArray([step], "float64", []),
           t.dtype,
         );
       }
-      const device = thread.run.device;
-      out.write(
-        scope,
-        addScalars(device, t, stepTensor) ??
-          device.kernels.binary("add", t, stepTensor, -1),
-      );
+      const home = out.home(scope);
+      const held = home.values[out.slot];
+      const made = site === undefined
+        ? addScalars(device, t, stepTensor)
+        : site.apply(device, t, stepTensor, held);
+      if (made === undefined) {
+        home.values[out.slot] = device.kernels.binary("add", t, stepTensor, -1);
+      } else if (made !== held) {
+        home.values[out.slot] = made;
+      }
     };
   },
 });

@@ -87,6 +87,29 @@ Deno.test("scalarArithmetic() gives the CPU kernel's bits for every dtype it tak
   }
 });
 
+Deno.test("scalarArithmetic() writes into a given tensor of its result's dtype and rank", () => {
+  for (const kind of ARITHMETIC) {
+    const path = scalarArithmetic(kind)!;
+    for (const [dtype, pairs] of Object.entries(PAIRS)) {
+      for (const [a, b] of pairs) {
+        const y = Tensor.scalar(b, dtype as DType);
+        const into = Tensor.scalar(a, dtype as DType); // also the left operand
+        const expected = cpuDevice.kernels.binary(kind, into, y, -1);
+        const made = path(cpuDevice, into, y, into);
+        assertEquals(made === into, true);
+        sameTensor(made, expected);
+      }
+    }
+  }
+  const add = scalarArithmetic("add")!;
+  const one = Tensor.scalar(1, "int32");
+  const rank0 = Tensor.fromArray([5], "int32", []);
+  const other = Tensor.scalar(1, "float32");
+  assertEquals(add(cpuDevice, one, one, rank0) === rank0, false);
+  assertEquals(add(cpuDevice, one, one, other) === other, false);
+  assertEquals(rank0.item(0), 5);
+});
+
 Deno.test("scalarComparison() gives the CPU kernel's bools for every dtype it takes", () => {
   for (const kind of COMPARISONS) {
     const path = scalarComparison(kind);
