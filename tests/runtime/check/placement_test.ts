@@ -525,7 +525,7 @@ Deno.test("placeProgram() places nothing in a program without goroutines", () =>
   assertEquals(placement.sharesOutput(7, 0), false);
 });
 
-Deno.test("placeProgram() analyses 10,000 goroutines reading 10,000 rewritten tensors in well under a second", () => {
+Deno.test("placeProgram() analyses 10,000 goroutines reading 10,000 rewritten tensors", () => {
   const [program] = buildProgram(() => {
     const ch = makeChannel({ name: "ch", capacity: 1 });
     const xs = Array.from({ length: 100 }, () => fillConstant({ shape: [1] }));
@@ -534,10 +534,8 @@ Deno.test("placeProgram() analyses 10,000 goroutines reading 10,000 rewritten te
       for (let g = 0; g < 100; g++) go(() => send(ch, xs[g]));
     }
   });
-  const t0 = performance.now();
+  // Its speed is bench/placement_bench.ts's to measure.
   const placement = placeProgram(program.desc);
-  const ms = performance.now() - t0;
   const pinned = [...placement.blocks.values()].filter((p) => !p.movable);
   assertEquals([placement.blocks.size, pinned.length], [10_000, 9_900]);
-  assert(ms < 1_000, `took ${ms.toFixed(0)} ms`);
 });

@@ -229,7 +229,10 @@ Deno.test("Executor with workers: channel_after times out selects on another wor
   ]);
 });
 
-Deno.test("Executor with workers fails the run within a second when a worker dies", async () => {
+// What these two guarantee is that a dead worker ends the run at once, not
+// when main's loop would have ended: the loop's last print never comes. (Not
+// how fast: timings belong in bench/, and a loaded machine stretches them.)
+Deno.test("Executor with workers fails the run, without waiting for main, when a worker dies", async () => {
   const [program] = buildProgram(() => {
     const never = makeChannel({ dtype: "int64" });
     const sum = fillConstant({ shape: [1], dtype: "int64", value: 0 });
@@ -238,21 +241,23 @@ Deno.test("Executor with workers fails the run within a second when a worker die
     });
     // Main keeps busy, so that no deadlock ends the run first.
     forRange(1e9, (i) => elementwiseAdd(sum, i, { out: sum }));
+    print(sum, { message: "main's loop ended" });
   });
-  const started = performance.now();
+  const lines: string[] = [];
   const panic: Panic = await assertRejects(
     () =>
       new Executor({
         workers: 2,
         onPool: (pool) => setTimeout(() => pool.kill(1), 100),
+        print: (line) => lines.push(line),
       }).run(program),
     Panic,
   );
   assertEquals(panic.message, "worker 1 died: terminated");
-  assert(performance.now() - started < 1100, "failed within a second");
+  assertEquals(lines, []);
 });
 
-Deno.test("Executor with workers fails the run within a second when a worker throws an uncaught error", async () => {
+Deno.test("Executor with workers fails the run, without waiting for main, when a worker throws an uncaught error", async () => {
   const [program] = buildProgram(() => {
     const never = makeChannel({ dtype: "int64" });
     const started = makeChannel({ capacity: 1, dtype: "int64" });
@@ -264,17 +269,18 @@ Deno.test("Executor with workers fails the run within a second when a worker thr
     busyUntil(started);
     print(int64(1), { message: "worker 1 is up" });
     forRange(1e9, (i) => elementwiseAdd(sum, i, { out: sum }));
+    print(sum, { message: "main's loop ended" });
   });
   let pool: PoolHandle | undefined;
-  let crashed = 0;
+  const lines: string[] = [];
   const panic: Panic = await assertRejects(
     () =>
       new Executor({
         workers: 2,
         onPool: (p) => pool = p,
-        print: () => {
-          crashed = performance.now();
-          pool!.crash(1);
+        print: (line) => {
+          lines.push(line);
+          if (lines.length === 1) pool!.crash(1);
         },
       }).run(program),
     Panic,
@@ -283,7 +289,7 @@ Deno.test("Executor with workers fails the run within a second when a worker thr
     panic.message,
     "worker 1 died: Uncaught Error: crash asked for by a test",
   );
-  assert(performance.now() - crashed < 1000, "failed within a second");
+  assertEquals(lines, ["worker 1 is up 1"]);
 });
 
 Deno.test("Executor rejects a workers count that is not an integer from 1 to 256", () => {
