@@ -14,9 +14,11 @@
  * of the variables the block reads, in the order `capturesOf` lists them.
  * The spawner counts the new thread active before posting, and the
  * receiver takes that count back when the thread is made, so the run never
- * looks idle while a spawn is in flight. A parallel_for counts its
- * iterations on other workers in a group record (_iteration_group.ts).
- * The print log is _print_log.ts.
+ * looks idle while a spawn is in flight. A parallel_for puts its
+ * iterations in a queue (_iteration_queue.ts) and offers it to other
+ * workers with a spawn blob that carries the captures once; each worker
+ * (the spawner's included) takes iterations from it as it becomes free
+ * (_iteration_taker.ts). The print log is _print_log.ts.
  *
  * @module
  */
@@ -55,11 +57,12 @@ import { KERNEL_TRACK } from "../core/trace_event.ts";
 import { readCrossing, writeCrossing } from "./crossing_value.ts";
 import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
 import {
-  createGroup,
-  groupDone,
-  iterationDone,
-  parkOnGroup,
-} from "./_iteration_group.ts";
+  allEnded,
+  createQueue,
+  dropHold,
+  parkOnQueue,
+} from "./_iteration_queue.ts";
+import { IterationTaker } from "./_iteration_taker.ts";
 import { readSpawn, writeSpawn } from "./_spawn_blob.ts";
 import {
   appendLine,
@@ -93,6 +96,8 @@ export class PoolRun implements PoolServices {
   readonly #kernels: ParallelKernels;
   readonly #storage: SharedStorage;
   readonly #createdAt = new Map<number, { createdAt: string }>();
+  // Takers of this worker still taking (stopped when the run closes).
+  readonly #takers = new Set<IterationTaker>();
   #services: RunServices | undefined;
   #write: (line: string) => void;
   #placed = 0;
@@ -126,6 +131,7 @@ export class PoolRun implements PoolServices {
 
   /** Ends this worker's part: large tensors get private storage again. */
   close(): void {
+    for (const taker of this.#takers) taker.stop();
     this.#storage.uninstall();
   }
 
@@ -313,27 +319,21 @@ export class PoolRun implements PoolServices {
    * @param block The block.
    * @param scope The spawning op's scope.
    * @param parent The spawning thread.
-   * @param iteration For a parallel_for: its group record and index.
    */
   spawn(
     worker: number,
     block: number,
     scope: Scope,
     parent: GreenThread,
-    iteration?: { group: number; index: number },
   ): void {
     const m = this.member;
-    const names = this.capturesOf(block);
-    const parentBlock = this.#desc.blocks[block].parentIdx;
-    const values = names.map((n) =>
-      this.#prepared.resolve(parentBlock, n).read(scope)
-    );
+    const values = this.#capturedValues(block, scope);
     m.lock();
     const blob = writeSpawn(m.heap, {
       block,
       key: reserveChildKey(parent),
-      group: iteration?.group ?? 0,
-      index: iteration?.index ?? 0,
+      group: 0,
+      index: 0,
       values: values.map((v) => writeCrossing(m, v)),
     });
     // The new thread counts as active from now on; see the top of the file.
@@ -342,53 +342,110 @@ export class PoolRun implements PoolServices {
     m.unlock();
   }
 
-  /**
-   * Makes the record that counts a parallel_for's iterations on other
-   * workers.
-   *
-   * @param count How many iterations run elsewhere.
-   * @returns The record.
-   */
-  newGroup(count: number): number {
-    const m = this.member;
-    m.lock();
-    const group = createGroup(m.heap, count);
-    m.unlock();
-    return group;
+  // The values of the variables a thread of `block` reads from outside it,
+  // in capturesOf's order.
+  #capturedValues(block: number, scope: Scope) {
+    const parentBlock = this.#desc.blocks[block].parentIdx;
+    return this.capturesOf(block).map((n) =>
+      this.#prepared.resolve(parentBlock, n).read(scope)
+    );
   }
 
   /**
-   * Waits until every iteration counted in `group` has finished.
+   * Runs `n` iterations of `block` across the pool: they go in a queue that
+   * every worker takes from as it becomes free, this one included (see the
+   * top of this file), and the parallel_for waits for them all.
    *
-   * @param group The record from `newGroup`.
-   * @param thread The waiting thread.
-   * @returns `undefined` when they all have, else a promise.
+   * @param block The body.
+   * @param n How many iterations (1 and up).
+   * @param scope The parallel_for's scope.
+   * @param parent The parallel_for's thread.
+   * @returns `undefined` when they all have ended already, else a promise.
    */
-  waitGroup(group: number, thread: GreenThread): void | Promise<void> {
+  parallelFor(
+    block: number,
+    n: number,
+    scope: Scope,
+    parent: GreenThread,
+  ): void | Promise<void> {
+    const m = this.member;
+    // Iteration i's stream is the parent's i-th child's, as on one worker.
+    const keys = Array.from({ length: n }, () => reserveChildKey(parent));
+    // This worker takes one at once; the rest may go to n - 1 others.
+    const others = Math.min(this.workers - 1, n - 1);
+    const values = others === 0 ? [] : this.#capturedValues(block, scope);
+    m.lock();
+    // Held by the parallel_for, this worker's taker and each other's.
+    const queue = createQueue(m.heap, keys, 2 + others);
+    // Queued iterations are active work; see _iteration_taker.ts.
+    m.changed(n);
+    for (let k = 1; k <= others; k++) {
+      const offer = writeSpawn(m.heap, {
+        block,
+        key: 0,
+        group: queue,
+        index: 0,
+        values: values.map((v) => writeCrossing(m, v)),
+      });
+      m.post((m.self + k) % this.workers, offer);
+    }
+    m.unlock();
+    const body = this.#prepared.block(block);
+    const indexSlot = this.#indexSlot(block)!;
+    this.#take(queue, block, () => {
+      const child = new Scope(body.layout, scope);
+      return { child, indexSlot };
+    });
+    return this.#waitQueue(queue, parent);
+  }
+
+  // Waits until every iteration of `queue` has ended.
+  #waitQueue(queue: number, thread: GreenThread): void | Promise<void> {
     const m = this.member;
     m.lock();
-    if (groupDone(m.heap, group)) {
-      m.heap.freeControl(group);
+    if (allEnded(m.heap, queue)) {
+      dropHold(m.heap, queue);
       m.unlock();
       return;
     }
-    const wait = new GroupWait(group, thread);
-    parkOnGroup(m.heap, group, m.self, m.park(wait, "sync.WaitGroup.Wait"));
+    const wait = new QueueWait(queue, thread);
+    parkOnQueue(m.heap, queue, m.self, m.park(wait, "sync.WaitGroup.Wait"));
     m.unlock();
     return wait.promise;
   }
 
-  // An iteration started here for another worker's parallel_for finished.
-  #iterationDone(group: number): void {
+  // Starts this worker's taker of `queue`: each iteration it takes runs in
+  // a scope that `scopeOf` makes.
+  #take(
+    queue: number,
+    block: number,
+    scopeOf: () => { child: Scope; indexSlot: number | undefined },
+  ): void {
     const m = this.member;
-    m.lock();
-    iterationDone(m, group);
-    m.unlock();
+    const services = this.#services!;
+    const body = this.#prepared.block(block);
+    const createdAt = this.#createdAt.get(block);
+    const taker = new IterationTaker(m, queue, (index, key, ended) => {
+      const { child, indexSlot } = scopeOf();
+      if (indexSlot !== undefined) {
+        child.values[indexSlot] = Tensor.scalar(BigInt(index), "int64");
+      }
+      return goFromKey(
+        m.scheduler,
+        key,
+        (thread) =>
+          runThreadBlock(body, child, threadContext(services, thread), ended),
+        createdAt,
+      );
+    });
+    for (const t of this.#takers) if (t.stopped) this.#takers.delete(t);
+    this.#takers.add(taker);
   }
 
   #startSpawned(blob: number): void {
     const m = this.member;
-    const { block, key, group, index, values } = readSpawn(m.heap, blob);
+    const { block, key, group, values } = readSpawn(m.heap, blob);
+    if (group !== 0) return this.#takeOffered(blob, block, group, values);
     const names = this.capturesOf(block);
     const body = this.#prepared.block(block);
     const parentBlock = this.#desc.blocks[block].parentIdx;
@@ -402,16 +459,41 @@ export class PoolRun implements PoolServices {
     }
     m.freeDataLater(blob);
     const services = this.#services!;
-    const indexVar = group === 0 ? undefined : this.#indexSlot(block);
-    if (indexVar !== undefined) {
-      child.values[indexVar] = Tensor.scalar(BigInt(index), "int64");
-    }
-    const done = group === 0 ? undefined : () => this.#iterationDone(group);
     const run = (thread: GreenThread) =>
-      runThreadBlock(body, child, threadContext(services, thread), done);
+      runThreadBlock(body, child, threadContext(services, thread));
     goFromKey(m.scheduler, key, run, this.#createdAt.get(block));
     // goFromKey counted the thread; the spawner already had (see spawn()).
     m.changed(-1);
+  }
+
+  // Another worker's parallel_for offered its queue: take iterations from
+  // it here, each in a scope holding the captures the offer carried (read
+  // once; tensors are immutable and channels and arrays shared, so every
+  // iteration here may see the same values, as iterations on one worker
+  // share their parent's scope).
+  #takeOffered(
+    blob: number,
+    block: number,
+    queue: number,
+    values: readonly (readonly [number, number])[],
+  ): void {
+    const m = this.member;
+    const names = this.capturesOf(block);
+    const body = this.#prepared.block(block);
+    const parentBlock = this.#desc.blocks[block].parentIdx;
+    const outer = this.#scopeChain(parentBlock);
+    const read = values.map(([tag, ref]) => readCrossing(m, tag, ref));
+    m.freeDataLater(blob);
+    const indexSlot = this.#indexSlot(block);
+    this.#take(queue, block, () => {
+      const child = new Scope(body.layout, outer);
+      for (let k = 0; k < names.length; k++) {
+        const local = body.layout.slotOf(names[k]);
+        if (local !== undefined) child.values[local] = read[k];
+        else this.#prepared.resolve(block, names[k]).write(child, read[k]);
+      }
+      return { child, indexSlot };
+    });
   }
 
   // Scopes for the ancestors of a spawned block, holding only what the
@@ -457,17 +539,18 @@ export class PoolRun implements PoolServices {
   }
 }
 
-// A parallel_for waiting for its iterations on other workers.
-class GroupWait extends SharedWait<void> {
-  readonly #group: number;
+// A parallel_for waiting for its iterations, wherever they run.
+class QueueWait extends SharedWait<void> {
+  readonly #queue: number;
 
-  constructor(group: number, thread: GreenThread) {
+  constructor(queue: number, thread: GreenThread) {
     super(thread);
-    this.#group = group;
+    this.#queue = queue;
   }
 
   settle(member: PoolMember): void {
-    member.freeControlLater(this.#group);
+    // Settled outside the lock: drop the hold the next time it is taken.
+    member.atNextLock(() => dropHold(member.heap, this.#queue));
     this.resolve();
   }
 }

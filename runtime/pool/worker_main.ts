@@ -12,6 +12,7 @@
 /// <reference lib="deno.worker" />
 import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
 import { cpuDevice } from "../../kernels/cpu/device.ts";
+import { adoptGemmModule } from "../../kernels/cpu/wasm/gemm.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { Scheduler } from "../../scheduler/scheduler.ts";
@@ -46,6 +47,9 @@ function snapshots() {
 }
 
 function start(init: WorkerInit): void {
+  // The main thread's compiled modules: no building or compiling here.
+  adoptGemmModule(false, init.modules.gemm);
+  adoptGemmModule(true, init.modules.gemmShared);
   const heap = new SharedHeap(init.memory);
   const desc = compactFromBinary(ProgramDescSchema, init.program);
   if (init.traceOrigin !== undefined) {
