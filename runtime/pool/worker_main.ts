@@ -1,6 +1,7 @@
 /**
  * The entry point of a pool worker (a Web Worker). The main thread sends
- * one `init` message per run with the run's shared memory and the program;
+ * one `init` message per run with the run's shared memory, the program and
+ * the WebAssembly modules it compiled (adopted here, not built again);
  * the worker prepares the program and then runs the green threads other
  * workers spawn on it, until the main thread terminates it. It reports a
  * panic, a quiet moment (activity zero: maybe a deadlock) and, when asked,
