@@ -9,42 +9,23 @@
  * whether or not another worker ever reaches it: a select may then mix any
  * channels, and placement need not prove where a value goes.
  *
- * A spawn on another worker is a message on its wake ring naming a blob
- * (_spawn_blob.ts): the block, the thread's random stream, and the values
- * of the variables the block reads, in the order `capturesOf` lists them.
- * The spawner counts the new thread active before posting, and the
- * receiver takes that count back when the thread is made, so the run never
- * looks idle while a spawn is in flight. A parallel_for puts its
- * iterations in a queue (_iteration_queue.ts) and offers it to other
- * workers with a spawn blob that carries the captures once; each worker
- * (the spawner's included) takes iterations from it as it becomes free
- * (_iteration_taker.ts). The print log is _print_log.ts.
+ * Spawns on other workers (a `go`'s thread, a `parallel_for`'s iterations)
+ * are _pool_spawns.ts's; the print log is _print_log.ts.
  *
  * @module
  */
-import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
 import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
-import {
-  type PoolMember,
-  SharedWait,
-} from "../../scheduler/shared/pool_member.ts";
+import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import type { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
-import {
-  goFromKey,
-  reserveChildKey,
-  schedulerRun,
-} from "../../scheduler/_thread_control.ts";
-import { runThreadBlock } from "../exec/block_runner.ts";
+import { schedulerRun } from "../../scheduler/_thread_control.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
-import { freeVariables } from "../check/free_variables.ts";
 import type { PreparedProgram } from "../exec/prepare.ts";
-import { Scope } from "../core/scope.ts";
+import type { Scope } from "../core/scope.ts";
 import type { PoolServices } from "../core/_pool_services.ts";
 import type { RunServices } from "../core/thread_context.ts";
-import { threadContext } from "../exec/thread_context.ts";
 import type { TensorArray } from "../core/value.ts";
 import { ParallelGemm } from "./parallel_gemm.ts";
 import { ParallelKernels } from "./parallel_kernels.ts";
@@ -54,16 +35,8 @@ import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { channelCodec, quietly } from "./traced_codec.ts";
 import { KERNEL_TRACK } from "../core/trace_event.ts";
-import { readCrossing, writeCrossing } from "./crossing_value.ts";
 import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
-import {
-  allEnded,
-  createQueue,
-  dropHold,
-  parkOnQueue,
-} from "./_iteration_queue.ts";
-import { IterationTaker } from "./_iteration_taker.ts";
-import { readSpawn, writeSpawn } from "./_spawn_blob.ts";
+import { PoolSpawns } from "./_pool_spawns.ts";
 import {
   appendLine,
   hasLines,
@@ -87,17 +60,12 @@ export class PoolRun implements PoolServices {
   readonly member: PoolMember;
   /** How many workers the run has. */
   readonly workers: number;
-  readonly #prepared: PreparedProgram;
-  readonly #desc: ProgramDesc;
-  readonly #captures = new Map<number, readonly string[]>();
+  readonly #spawns: PoolSpawns;
   readonly #placement: ProgramPlacement;
   readonly #split: RowSplit;
   readonly #gemm: ParallelGemm;
   readonly #kernels: ParallelKernels;
   readonly #storage: SharedStorage;
-  readonly #createdAt = new Map<number, { createdAt: string }>();
-  // Takers of this worker still taking (stopped when the run closes).
-  readonly #takers = new Set<IterationTaker>();
   #services: RunServices | undefined;
   #write: (line: string) => void;
   #placed = 0;
@@ -118,20 +86,23 @@ export class PoolRun implements PoolServices {
   ) {
     this.member = member;
     this.workers = workers;
-    this.#prepared = prepared;
-    this.#desc = prepared.desc;
     this.#write = write;
+    this.#spawns = new PoolSpawns(
+      member,
+      workers,
+      prepared,
+      () => this.#services!,
+    );
     this.#placement = placeProgram(prepared.desc);
     this.#storage = SharedStorage.install(member);
     this.#split = new RowSplit(member, workers);
     this.#gemm = new ParallelGemm(member, this.#split);
     this.#kernels = new ParallelKernels(member, this.#split);
-    this.#indexOwners();
   }
 
   /** Ends this worker's part: large tensors get private storage again. */
   close(): void {
-    for (const taker of this.#takers) taker.stop();
+    this.#spawns.stop();
     this.#storage.uninstall();
   }
 
@@ -248,7 +219,7 @@ export class PoolRun implements PoolServices {
   onMessage(message: number): void {
     if (message === PRINT_LOG) return this.printLog();
     if (RowSplit.isTicket(message)) return this.#help(message);
-    this.#startSpawned(message);
+    this.#spawns.start(message);
   }
 
   // Helps with another worker's split kernel; a traced run shows it as a
@@ -296,22 +267,6 @@ export class PoolRun implements PoolServices {
   }
 
   /**
-   * The variables a thread of `block` reads from outside the block, in the
-   * order a spawn blob carries their values.
-   *
-   * @param block The block.
-   * @returns Their names.
-   */
-  capturesOf(block: number): readonly string[] {
-    let names = this.#captures.get(block);
-    if (names === undefined) {
-      names = [...freeVariables(this.#desc, block).reads].sort();
-      this.#captures.set(block, names);
-    }
-    return names;
-  }
-
-  /**
    * Starts a thread of `block` on `worker`, with the values of its
    * captures read from `scope` (the spawning op's scope).
    *
@@ -326,35 +281,12 @@ export class PoolRun implements PoolServices {
     scope: Scope,
     parent: GreenThread,
   ): void {
-    const m = this.member;
-    const values = this.#capturedValues(block, scope);
-    m.lock();
-    const blob = writeSpawn(m.heap, {
-      block,
-      key: reserveChildKey(parent),
-      group: 0,
-      index: 0,
-      values: values.map((v) => writeCrossing(m, v)),
-    });
-    // The new thread counts as active from now on; see the top of the file.
-    m.changed(1);
-    m.post(worker, blob);
-    m.unlock();
-  }
-
-  // The values of the variables a thread of `block` reads from outside it,
-  // in capturesOf's order.
-  #capturedValues(block: number, scope: Scope) {
-    const parentBlock = this.#desc.blocks[block].parentIdx;
-    return this.capturesOf(block).map((n) =>
-      this.#prepared.resolve(parentBlock, n).read(scope)
-    );
+    this.#spawns.spawn(worker, block, scope, parent);
   }
 
   /**
-   * Runs `n` iterations of `block` across the pool: they go in a queue that
-   * every worker takes from as it becomes free, this one included (see the
-   * top of this file), and the parallel_for waits for them all.
+   * Runs `n` iterations of `block` on whichever workers are free to take
+   * them, this one included, and waits for them all (_pool_spawns.ts).
    *
    * @param block The body.
    * @param n How many iterations (1 and up).
@@ -368,189 +300,6 @@ export class PoolRun implements PoolServices {
     scope: Scope,
     parent: GreenThread,
   ): void | Promise<void> {
-    const m = this.member;
-    // Iteration i's stream is the parent's i-th child's, as on one worker.
-    const keys = Array.from({ length: n }, () => reserveChildKey(parent));
-    // This worker takes one at once; the rest may go to n - 1 others.
-    const others = Math.min(this.workers - 1, n - 1);
-    const values = others === 0 ? [] : this.#capturedValues(block, scope);
-    m.lock();
-    // Held by the parallel_for, this worker's taker and each other's.
-    const queue = createQueue(m.heap, keys, 2 + others);
-    // Queued iterations are active work; see _iteration_taker.ts.
-    m.changed(n);
-    for (let k = 1; k <= others; k++) {
-      const offer = writeSpawn(m.heap, {
-        block,
-        key: 0,
-        group: queue,
-        index: 0,
-        values: values.map((v) => writeCrossing(m, v)),
-      });
-      m.post((m.self + k) % this.workers, offer);
-    }
-    m.unlock();
-    const body = this.#prepared.block(block);
-    const indexSlot = this.#indexSlot(block)!;
-    this.#take(queue, block, () => {
-      const child = new Scope(body.layout, scope);
-      return { child, indexSlot };
-    });
-    return this.#waitQueue(queue, parent);
-  }
-
-  // Waits until every iteration of `queue` has ended.
-  #waitQueue(queue: number, thread: GreenThread): void | Promise<void> {
-    const m = this.member;
-    m.lock();
-    if (allEnded(m.heap, queue)) {
-      dropHold(m.heap, queue);
-      m.unlock();
-      return;
-    }
-    const wait = new QueueWait(queue, thread);
-    parkOnQueue(m.heap, queue, m.self, m.park(wait, "sync.WaitGroup.Wait"));
-    m.unlock();
-    return wait.promise;
-  }
-
-  // Starts this worker's taker of `queue`: each iteration it takes runs in
-  // a scope that `scopeOf` makes.
-  #take(
-    queue: number,
-    block: number,
-    scopeOf: () => { child: Scope; indexSlot: number | undefined },
-  ): void {
-    const m = this.member;
-    const services = this.#services!;
-    const body = this.#prepared.block(block);
-    const createdAt = this.#createdAt.get(block);
-    const taker = new IterationTaker(m, queue, (index, key, ended) => {
-      const { child, indexSlot } = scopeOf();
-      if (indexSlot !== undefined) {
-        child.values[indexSlot] = Tensor.scalar(BigInt(index), "int64");
-      }
-      return goFromKey(
-        m.scheduler,
-        key,
-        (thread) =>
-          runThreadBlock(body, child, threadContext(services, thread), ended),
-        createdAt,
-      );
-    });
-    for (const t of this.#takers) if (t.stopped) this.#takers.delete(t);
-    this.#takers.add(taker);
-  }
-
-  #startSpawned(blob: number): void {
-    const m = this.member;
-    const { block, key, group, values } = readSpawn(m.heap, blob);
-    if (group !== 0) return this.#takeOffered(blob, block, group, values);
-    const names = this.capturesOf(block);
-    const body = this.#prepared.block(block);
-    const parentBlock = this.#desc.blocks[block].parentIdx;
-    const outer = this.#scopeChain(parentBlock);
-    const child = new Scope(body.layout, outer);
-    for (let k = 0; k < names.length; k++) {
-      const value = readCrossing(m, values[k][0], values[k][1]);
-      const local = body.layout.slotOf(names[k]);
-      if (local !== undefined) child.values[local] = value;
-      else this.#prepared.resolve(block, names[k]).write(child, value);
-    }
-    m.freeDataLater(blob);
-    const services = this.#services!;
-    const run = (thread: GreenThread) =>
-      runThreadBlock(body, child, threadContext(services, thread));
-    goFromKey(m.scheduler, key, run, this.#createdAt.get(block));
-    // goFromKey counted the thread; the spawner already had (see spawn()).
-    m.changed(-1);
-  }
-
-  // Another worker's parallel_for offered its queue: take iterations from
-  // it here, each in a scope holding the captures the offer carried (read
-  // once; tensors are immutable and channels and arrays shared, so every
-  // iteration here may see the same values, as iterations on one worker
-  // share their parent's scope).
-  #takeOffered(
-    blob: number,
-    block: number,
-    queue: number,
-    values: readonly (readonly [number, number])[],
-  ): void {
-    const m = this.member;
-    const names = this.capturesOf(block);
-    const body = this.#prepared.block(block);
-    const parentBlock = this.#desc.blocks[block].parentIdx;
-    const outer = this.#scopeChain(parentBlock);
-    const read = values.map(([tag, ref]) => readCrossing(m, tag, ref));
-    m.freeDataLater(blob);
-    const indexSlot = this.#indexSlot(block);
-    this.#take(queue, block, () => {
-      const child = new Scope(body.layout, outer);
-      for (let k = 0; k < names.length; k++) {
-        const local = body.layout.slotOf(names[k]);
-        if (local !== undefined) child.values[local] = read[k];
-        else this.#prepared.resolve(block, names[k]).write(child, read[k]);
-      }
-      return { child, indexSlot };
-    });
-  }
-
-  // Scopes for the ancestors of a spawned block, holding only what the
-  // block reads (set by the caller).
-  #scopeChain(block: number): Scope {
-    const chain: number[] = [];
-    for (let b = block; b >= 0; b = this.#desc.blocks[b].parentIdx) {
-      chain.push(b);
-      if (b === 0) break;
-    }
-    let scope: Scope | undefined;
-    for (let k = chain.length - 1; k >= 0; k--) {
-      scope = new Scope(this.#prepared.layout(chain[k]), scope);
-    }
-    return scope!;
-  }
-
-  #indexSlot(block: number): number | undefined {
-    const owner = this.#ownerOp(block);
-    const attr = owner?.attrs.find((a) => a.name === "index_var");
-    return this.#prepared.block(block).layout.slotOf(attr?.s ?? "index");
-  }
-
-  #ownerOp(block: number) {
-    const parent = this.#desc.blocks[this.#desc.blocks[block].parentIdx];
-    return parent?.ops.find((op) =>
-      op.attrs.some((a) => a.name === "sub_block" && a.blockIdx === block)
-    );
-  }
-
-  #indexOwners(): void {
-    for (const b of this.#desc.blocks) {
-      b.ops.forEach((op, i) => {
-        if (op.type !== "go" && op.type !== "parallel_for") return;
-        const sub = op.attrs.find((a) => a.name === "sub_block")?.blockIdx;
-        if (sub !== undefined) {
-          this.#createdAt.set(sub, {
-            createdAt: `block ${b.idx} op ${i} ${op.type}`,
-          });
-        }
-      });
-    }
-  }
-}
-
-// A parallel_for waiting for its iterations, wherever they run.
-class QueueWait extends SharedWait<void> {
-  readonly #queue: number;
-
-  constructor(queue: number, thread: GreenThread) {
-    super(thread);
-    this.#queue = queue;
-  }
-
-  settle(member: PoolMember): void {
-    // Settled outside the lock: drop the hold the next time it is taken.
-    member.atNextLock(() => dropHold(member.heap, this.#queue));
-    this.resolve();
+    return this.#spawns.parallelFor(block, n, scope, parent);
   }
 }
