@@ -31,6 +31,11 @@
  *
  * @module
  */
+// First, so that it evaluates before the rest of Rill: a command-line run
+// with --workers starts its pool's workers here, and they load while the
+// rest evaluates and the program is read (runtime/cli/_early_workers.ts).
+// Imported as a library, it starts nothing.
+import "./runtime/cli/_early_workers.ts";
 export * from "./runtime/build/program.ts";
 export * from "./runtime/layers/mod.ts";
 export { Executor } from "./runtime/run/executor.ts";

@@ -32,6 +32,8 @@ import {
 } from "./_command_line.ts";
 import { traceTarget } from "./trace_flag.ts";
 import { discoveryOverrides } from "./_discovery_flags.ts";
+import { takeEarlyWorkers } from "./_early_workers.ts";
+import { StartedWorkers } from "../pool/worker_start.ts";
 
 // The CA of --tls-ca, else of the file RILL_TLS_CA names; undefined for
 // plain HTTP/2.
@@ -116,6 +118,28 @@ export async function runProgram(
   io: CliIO,
 ): Promise<CliResult> {
   const { device, workers, seed } = runSettings(values);
+  // The pool's workers load while the program is read, decoded, validated
+  // and planned: started by mod.ts's first import, or else now.
+  const started = takeEarlyWorkers() ??
+    (workers === "auto" || workers < 2
+      ? undefined
+      : new StartedWorkers(workers - 1));
+  try {
+    return await runWith(path, values, io, { device, workers, seed, started });
+  } finally {
+    started?.release();
+  }
+}
+
+// The run of `runProgram`, its settings read.
+async function runWith(
+  path: string,
+  values: Flags,
+  io: CliIO,
+  { device, workers, seed, started }: ReturnType<typeof runSettings> & {
+    started: StartedWorkers | undefined;
+  },
+): Promise<CliResult> {
   const rpc = rpcSettings(values);
   const feeds = Object.fromEntries(
     await Promise.all(feedFlags(values.feed).map(readFeed)),
@@ -142,6 +166,7 @@ export async function runProgram(
     file: model.file,
     feeds,
     fetch: fetches.map(([name]) => name),
+    startedWorkers: started,
   }).catch((e) => {
     throw values.seed === undefined ? withSeed(e, seed) : e;
   }).finally(() => trace?.write());

@@ -38,19 +38,25 @@ export interface PoolServices {
   nextWorker(): number;
   /**
    * Starts a thread of `block` on `worker` with copies of what it reads
-   * from `scope`; an `iteration` of a `parallel_for` counts down `group`.
+   * from `scope`.
    */
   spawn(
     worker: number,
     block: number,
     scope: Scope,
     parent: GreenThread,
-    iteration?: { group: number; index: number },
   ): void;
-  /** A shared count of `count` remote iterations to wait for. */
-  newGroup(count: number): number;
-  /** Waits until every iteration of `group` has finished. */
-  waitGroup(group: number, thread: GreenThread): void | Promise<void>;
+  /**
+   * Runs `n` iterations of a `parallel_for`'s `block` on whichever workers
+   * are free to take them, and waits for them all (`undefined`: already
+   * done).
+   */
+  parallelFor(
+    block: number,
+    n: number,
+    scope: Scope,
+    parent: GreenThread,
+  ): void | Promise<void>;
 }
 
 /** The services of a run, with its pool when it spans workers. */

@@ -106,25 +106,15 @@ const parallelFor = defineOp({
       if (n === 0) return;
       const run = thread.run;
       const pool = poolOf(run);
-      // Iteration i runs on worker (self + i) % workers when the block may
-      // move, else here; remote ones count down a shared group.
-      const spread = pool !== undefined && pool.movable(blockIdx);
-      const workers = spread ? pool.workers : 1;
-      const self = spread ? pool.member.self : 0;
-      const remote = n - Math.ceil(n / workers);
-      const group = remote > 0 ? pool!.newGroup(remote) : 0;
+      // When the block may move, every worker takes iterations as it
+      // becomes free (pool_run.ts); else they all run here.
+      if (pool !== undefined && pool.movable(blockIdx)) {
+        return pool.parallelFor(blockIdx, n, scope, thread.thread);
+      }
       const iterations = new WaitGroup();
-      iterations.add(n - remote);
+      iterations.add(n);
       const finished = () => iterations.done();
       for (let i = 0; i < n; i++) {
-        if (i % workers !== 0) {
-          const target = (self + i) % workers;
-          pool!.spawn(target, blockIdx, scope, thread.thread, {
-            group,
-            index: i,
-          });
-          continue;
-        }
         const child = new Scope(body.layout, scope);
         child.values[indexSlot] = Tensor.scalar(BigInt(i), "int64");
         run.scheduler.goFrom(
@@ -134,10 +124,7 @@ const parallelFor = defineOp({
           goOptions,
         );
       }
-      const here = iterations.wait(thread.parkAs);
-      if (group === 0) return here;
-      if (here === undefined) return pool!.waitGroup(group, thread.thread);
-      return here.then(() => pool!.waitGroup(group, thread.thread));
+      return iterations.wait(thread.parkAs);
     };
   },
 });

@@ -4,8 +4,9 @@
  *
  *   word SpawnBlob.Block    the block the thread runs
  *   word SpawnBlob.Key      its child key under the spawning thread
- *   word SpawnBlob.Group    a parallel_for's iteration group record
- *                           (_iteration_group.ts), or 0 for a go
+ *   word SpawnBlob.Group    a parallel_for's iteration queue
+ *                           (_iteration_queue.ts) when the blob offers
+ *                           it, or 0 for a go
  *   word SpawnBlob.Index    the iteration's index (0 for a go)
  *   word SpawnBlob.Count    how many values follow
  *   words SpawnBlob.Values  two words per value, its tag and its
@@ -50,7 +51,7 @@ export const SpawnBlob = {
   Block: 0,
   /** Its child key under the spawning thread (its random stream). */
   Key: 1,
-  /** A parallel_for's iteration group record, or 0 for a go. */
+  /** A parallel_for's iteration queue it offers, or 0 for a go. */
   Group: 2,
   /** The iteration's index (0 for a go). */
   Index: 3,
@@ -78,7 +79,7 @@ export interface Spawn {
   readonly block: number;
   /** Its child key under the spawning thread. */
   readonly key: number;
-  /** A parallel_for's iteration group record, or 0 for a go. */
+  /** A parallel_for's iteration queue it offers, or 0 for a go. */
   readonly group: number;
   /** The iteration's index (0 for a go). */
   readonly index: number;

@@ -9,40 +9,23 @@
  * whether or not another worker ever reaches it: a select may then mix any
  * channels, and placement need not prove where a value goes.
  *
- * A spawn on another worker is a message on its wake ring naming a blob
- * (_spawn_blob.ts): the block, the thread's random stream, and the values
- * of the variables the block reads, in the order `capturesOf` lists them.
- * The spawner counts the new thread active before posting, and the
- * receiver takes that count back when the thread is made, so the run never
- * looks idle while a spawn is in flight. A parallel_for counts its
- * iterations on other workers in a group record (_iteration_group.ts).
- * The print log is _print_log.ts.
+ * Spawns on other workers (a `go`'s thread, a `parallel_for`'s iterations)
+ * are _pool_spawns.ts's; the print log is _print_log.ts.
  *
  * @module
  */
-import type { ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
 import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
-import {
-  type PoolMember,
-  SharedWait,
-} from "../../scheduler/shared/pool_member.ts";
+import type { PoolMember } from "../../scheduler/shared/pool_member.ts";
 import type { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
-import {
-  goFromKey,
-  reserveChildKey,
-  schedulerRun,
-} from "../../scheduler/_thread_control.ts";
-import { runThreadBlock } from "../exec/block_runner.ts";
+import { schedulerRun } from "../../scheduler/_thread_control.ts";
 import { codeOfDType } from "../core/dtype_codes.ts";
-import { freeVariables } from "../check/free_variables.ts";
 import type { PreparedProgram } from "../exec/prepare.ts";
-import { Scope } from "../core/scope.ts";
+import type { Scope } from "../core/scope.ts";
 import type { PoolServices } from "../core/_pool_services.ts";
 import type { RunServices } from "../core/thread_context.ts";
-import { threadContext } from "../exec/thread_context.ts";
 import type { TensorArray } from "../core/value.ts";
 import { ParallelGemm } from "./parallel_gemm.ts";
 import { ParallelKernels } from "./parallel_kernels.ts";
@@ -52,15 +35,8 @@ import { SharedStorage } from "./shared_storage.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { channelCodec, quietly } from "./traced_codec.ts";
 import { KERNEL_TRACK } from "../core/trace_event.ts";
-import { readCrossing, writeCrossing } from "./crossing_value.ts";
 import { createSharedChannel } from "../../scheduler/shared/_channel_handle.ts";
-import {
-  createGroup,
-  groupDone,
-  iterationDone,
-  parkOnGroup,
-} from "./_iteration_group.ts";
-import { readSpawn, writeSpawn } from "./_spawn_blob.ts";
+import { PoolSpawns } from "./_pool_spawns.ts";
 import {
   appendLine,
   hasLines,
@@ -84,15 +60,12 @@ export class PoolRun implements PoolServices {
   readonly member: PoolMember;
   /** How many workers the run has. */
   readonly workers: number;
-  readonly #prepared: PreparedProgram;
-  readonly #desc: ProgramDesc;
-  readonly #captures = new Map<number, readonly string[]>();
+  readonly #spawns: PoolSpawns;
   readonly #placement: ProgramPlacement;
   readonly #split: RowSplit;
   readonly #gemm: ParallelGemm;
   readonly #kernels: ParallelKernels;
   readonly #storage: SharedStorage;
-  readonly #createdAt = new Map<number, { createdAt: string }>();
   #services: RunServices | undefined;
   #write: (line: string) => void;
   #placed = 0;
@@ -113,19 +86,23 @@ export class PoolRun implements PoolServices {
   ) {
     this.member = member;
     this.workers = workers;
-    this.#prepared = prepared;
-    this.#desc = prepared.desc;
     this.#write = write;
+    this.#spawns = new PoolSpawns(
+      member,
+      workers,
+      prepared,
+      () => this.#services!,
+    );
     this.#placement = placeProgram(prepared.desc);
     this.#storage = SharedStorage.install(member);
     this.#split = new RowSplit(member, workers);
     this.#gemm = new ParallelGemm(member, this.#split);
     this.#kernels = new ParallelKernels(member, this.#split);
-    this.#indexOwners();
   }
 
   /** Ends this worker's part: large tensors get private storage again. */
   close(): void {
+    this.#spawns.stop();
     this.#storage.uninstall();
   }
 
@@ -242,7 +219,7 @@ export class PoolRun implements PoolServices {
   onMessage(message: number): void {
     if (message === PRINT_LOG) return this.printLog();
     if (RowSplit.isTicket(message)) return this.#help(message);
-    this.#startSpawned(message);
+    this.#spawns.start(message);
   }
 
   // Helps with another worker's split kernel; a traced run shows it as a
@@ -290,22 +267,6 @@ export class PoolRun implements PoolServices {
   }
 
   /**
-   * The variables a thread of `block` reads from outside the block, in the
-   * order a spawn blob carries their values.
-   *
-   * @param block The block.
-   * @returns Their names.
-   */
-  capturesOf(block: number): readonly string[] {
-    let names = this.#captures.get(block);
-    if (names === undefined) {
-      names = [...freeVariables(this.#desc, block).reads].sort();
-      this.#captures.set(block, names);
-    }
-    return names;
-  }
-
-  /**
    * Starts a thread of `block` on `worker`, with the values of its
    * captures read from `scope` (the spawning op's scope).
    *
@@ -313,161 +274,32 @@ export class PoolRun implements PoolServices {
    * @param block The block.
    * @param scope The spawning op's scope.
    * @param parent The spawning thread.
-   * @param iteration For a parallel_for: its group record and index.
    */
   spawn(
     worker: number,
     block: number,
     scope: Scope,
     parent: GreenThread,
-    iteration?: { group: number; index: number },
   ): void {
-    const m = this.member;
-    const names = this.capturesOf(block);
-    const parentBlock = this.#desc.blocks[block].parentIdx;
-    const values = names.map((n) =>
-      this.#prepared.resolve(parentBlock, n).read(scope)
-    );
-    m.lock();
-    const blob = writeSpawn(m.heap, {
-      block,
-      key: reserveChildKey(parent),
-      group: iteration?.group ?? 0,
-      index: iteration?.index ?? 0,
-      values: values.map((v) => writeCrossing(m, v)),
-    });
-    // The new thread counts as active from now on; see the top of the file.
-    m.changed(1);
-    m.post(worker, blob);
-    m.unlock();
+    this.#spawns.spawn(worker, block, scope, parent);
   }
 
   /**
-   * Makes the record that counts a parallel_for's iterations on other
-   * workers.
+   * Runs `n` iterations of `block` on whichever workers are free to take
+   * them, this one included, and waits for them all (_pool_spawns.ts).
    *
-   * @param count How many iterations run elsewhere.
-   * @returns The record.
+   * @param block The body.
+   * @param n How many iterations (1 and up).
+   * @param scope The parallel_for's scope.
+   * @param parent The parallel_for's thread.
+   * @returns `undefined` when they all have ended already, else a promise.
    */
-  newGroup(count: number): number {
-    const m = this.member;
-    m.lock();
-    const group = createGroup(m.heap, count);
-    m.unlock();
-    return group;
-  }
-
-  /**
-   * Waits until every iteration counted in `group` has finished.
-   *
-   * @param group The record from `newGroup`.
-   * @param thread The waiting thread.
-   * @returns `undefined` when they all have, else a promise.
-   */
-  waitGroup(group: number, thread: GreenThread): void | Promise<void> {
-    const m = this.member;
-    m.lock();
-    if (groupDone(m.heap, group)) {
-      m.heap.freeControl(group);
-      m.unlock();
-      return;
-    }
-    const wait = new GroupWait(group, thread);
-    parkOnGroup(m.heap, group, m.self, m.park(wait, "sync.WaitGroup.Wait"));
-    m.unlock();
-    return wait.promise;
-  }
-
-  // An iteration started here for another worker's parallel_for finished.
-  #iterationDone(group: number): void {
-    const m = this.member;
-    m.lock();
-    iterationDone(m, group);
-    m.unlock();
-  }
-
-  #startSpawned(blob: number): void {
-    const m = this.member;
-    const { block, key, group, index, values } = readSpawn(m.heap, blob);
-    const names = this.capturesOf(block);
-    const body = this.#prepared.block(block);
-    const parentBlock = this.#desc.blocks[block].parentIdx;
-    const outer = this.#scopeChain(parentBlock);
-    const child = new Scope(body.layout, outer);
-    for (let k = 0; k < names.length; k++) {
-      const value = readCrossing(m, values[k][0], values[k][1]);
-      const local = body.layout.slotOf(names[k]);
-      if (local !== undefined) child.values[local] = value;
-      else this.#prepared.resolve(block, names[k]).write(child, value);
-    }
-    m.freeDataLater(blob);
-    const services = this.#services!;
-    const indexVar = group === 0 ? undefined : this.#indexSlot(block);
-    if (indexVar !== undefined) {
-      child.values[indexVar] = Tensor.scalar(BigInt(index), "int64");
-    }
-    const done = group === 0 ? undefined : () => this.#iterationDone(group);
-    const run = (thread: GreenThread) =>
-      runThreadBlock(body, child, threadContext(services, thread), done);
-    goFromKey(m.scheduler, key, run, this.#createdAt.get(block));
-    // goFromKey counted the thread; the spawner already had (see spawn()).
-    m.changed(-1);
-  }
-
-  // Scopes for the ancestors of a spawned block, holding only what the
-  // block reads (set by the caller).
-  #scopeChain(block: number): Scope {
-    const chain: number[] = [];
-    for (let b = block; b >= 0; b = this.#desc.blocks[b].parentIdx) {
-      chain.push(b);
-      if (b === 0) break;
-    }
-    let scope: Scope | undefined;
-    for (let k = chain.length - 1; k >= 0; k--) {
-      scope = new Scope(this.#prepared.layout(chain[k]), scope);
-    }
-    return scope!;
-  }
-
-  #indexSlot(block: number): number | undefined {
-    const owner = this.#ownerOp(block);
-    const attr = owner?.attrs.find((a) => a.name === "index_var");
-    return this.#prepared.block(block).layout.slotOf(attr?.s ?? "index");
-  }
-
-  #ownerOp(block: number) {
-    const parent = this.#desc.blocks[this.#desc.blocks[block].parentIdx];
-    return parent?.ops.find((op) =>
-      op.attrs.some((a) => a.name === "sub_block" && a.blockIdx === block)
-    );
-  }
-
-  #indexOwners(): void {
-    for (const b of this.#desc.blocks) {
-      b.ops.forEach((op, i) => {
-        if (op.type !== "go" && op.type !== "parallel_for") return;
-        const sub = op.attrs.find((a) => a.name === "sub_block")?.blockIdx;
-        if (sub !== undefined) {
-          this.#createdAt.set(sub, {
-            createdAt: `block ${b.idx} op ${i} ${op.type}`,
-          });
-        }
-      });
-    }
-  }
-}
-
-// A parallel_for waiting for its iterations on other workers.
-class GroupWait extends SharedWait<void> {
-  readonly #group: number;
-
-  constructor(group: number, thread: GreenThread) {
-    super(thread);
-    this.#group = group;
-  }
-
-  settle(member: PoolMember): void {
-    member.freeControlLater(this.#group);
-    this.resolve();
+  parallelFor(
+    block: number,
+    n: number,
+    scope: Scope,
+    parent: GreenThread,
+  ): void | Promise<void> {
+    return this.#spawns.parallelFor(block, n, scope, parent);
   }
 }

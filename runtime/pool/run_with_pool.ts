@@ -28,7 +28,13 @@ import { threadContext } from "../exec/thread_context.ts";
 import { TensorArray } from "../core/value.ts";
 import { PoolRun } from "./pool_run.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
-import { type PoolHandle, WorkerPool } from "./worker_pool.ts";
+import {
+  type PoolHandle,
+  type PoolModules,
+  WorkerPool,
+} from "./worker_pool.ts";
+import type { StartedWorkers } from "./worker_start.ts";
+import { gemmModule } from "../../kernels/cpu/wasm/gemm.ts";
 import type { RunTracer } from "../core/run_tracer.ts";
 
 /** What {@linkcode runWithPool} runs, and with what. */
@@ -55,6 +61,12 @@ export interface PooledRunOptions {
   readonly onPool: ((pool: PoolHandle) => void) | undefined;
   /** The run's tracer on this worker, when it is traced. */
   readonly tracer?: RunTracer;
+  /**
+   * Workers started ahead of the run (worker_start.ts), taken first.
+   *
+   * @default {undefined}
+   */
+  readonly started?: StartedWorkers;
 }
 
 /**
@@ -122,6 +134,8 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     localThreads: () => scheduler.threads().map((t) => threadSnapshot(t, 0)),
     fail: (error) => failed.abort(error),
     traceOrigin: options.tracer?.origin,
+    modules: poolModules(),
+    started: options.started,
   });
   member.start({
     onQuiet: () => workers.quiet(),
@@ -174,6 +188,14 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     member.close();
     scope.values.splice(0, scope.values.length, ...root.values);
   }
+}
+
+// The modules every worker adopts, compiled here once. Building the GEMM
+// module costs up to ~25 ms on a cold thread (the builder's own first
+// run), which each worker would otherwise pay on its first product; the
+// main thread pays it at most once per process (gemm.ts caches it).
+function poolModules(): PoolModules {
+  return { gemm: gemmModule(false), gemmShared: gemmModule(true) };
 }
 
 // A dump's entries in thread id order.

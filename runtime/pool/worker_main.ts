@@ -1,6 +1,7 @@
 /**
  * The entry point of a pool worker (a Web Worker). The main thread sends
- * one `init` message per run with the run's shared memory and the program;
+ * one `init` message per run with the run's shared memory, the program and
+ * the WebAssembly modules it compiled (adopted here, not built again);
  * the worker prepares the program and then runs the green threads other
  * workers spawn on it, until the main thread terminates it. It reports a
  * panic, a quiet moment (activity zero: maybe a deadlock) and, when asked,
@@ -12,6 +13,7 @@
 /// <reference lib="deno.worker" />
 import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
 import { cpuDevice } from "../../kernels/cpu/device.ts";
+import { adoptGemmModule } from "../../kernels/cpu/wasm/gemm.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { Scheduler } from "../../scheduler/scheduler.ts";
@@ -46,6 +48,9 @@ function snapshots() {
 }
 
 function start(init: WorkerInit): void {
+  // The main thread's compiled modules: no building or compiling here.
+  adoptGemmModule(false, init.modules.gemm);
+  adoptGemmModule(true, init.modules.gemmShared);
   const heap = new SharedHeap(init.memory);
   const desc = compactFromBinary(ProgramDescSchema, init.program);
   if (init.traceOrigin !== undefined) {

@@ -19,6 +19,7 @@ import type { ThreadInfo } from "../../scheduler/thread_dump.ts";
 import { formatThreadDump } from "../../scheduler/thread_dump.ts";
 import type { ClusterSettings } from "../core/thread_context.ts";
 import type { TraceEvent } from "../core/trace_event.ts";
+import { newPoolWorker, type StartedWorkers } from "./worker_start.ts";
 
 /** What the main thread sends a worker to start it. */
 export interface WorkerInit {
@@ -37,6 +38,20 @@ export interface WorkerInit {
   readonly cluster?: ClusterSettings;
   /** Set when the run is traced: when its trace began (epoch ms). */
   readonly traceOrigin?: number;
+  /**
+   * WebAssembly modules the main thread compiled, which the worker adopts
+   * instead of building its own (`gemm`: over an unshared memory,
+   * `gemmShared`: over the heap).
+   */
+  readonly modules: PoolModules;
+}
+
+/** Compiled WebAssembly modules a worker adopts (see `WorkerInit`). */
+export interface PoolModules {
+  /** The GEMM module over an unshared memory (a product on one worker). */
+  readonly gemm: WebAssembly.Module;
+  /** The GEMM module over a shared memory (a product split by rows). */
+  readonly gemmShared: WebAssembly.Module;
 }
 
 /** What a worker tells the main thread. */
@@ -81,6 +96,15 @@ export interface WorkerPoolOptions {
   readonly localThreads: () => readonly ThreadInfo[];
   /** Ends the run with a panic or a deadlock. */
   readonly fail: (error: Panic | Deadlock) => void;
+  /** The compiled modules each worker adopts. */
+  readonly modules: PoolModules;
+  /**
+   * Workers started ahead of the run, taken first (see worker_start.ts);
+   * the rest start now.
+   *
+   * @default {undefined}
+   */
+  readonly started?: StartedWorkers;
 }
 
 /**
@@ -141,21 +165,25 @@ export class WorkerPool implements PoolHandle {
   #stopped = false;
 
   /**
-   * Starts `workers - 1` Web Workers and sends each the run.
+   * Takes `workers - 1` Web Workers, those started ahead first, and sends
+   * each the run.
    *
    * @param options The run.
    */
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
     for (let w = 1; w < options.workers; w++) {
-      const worker = new Worker(new URL("./worker_main.ts", import.meta.url), {
-        type: "module",
-      });
+      const started = options.started?.take();
+      const worker = started?.worker ?? newPoolWorker();
       worker.onmessage = (e) => this.#heard(w, e.data as WorkerReport);
       worker.onerror = (e) => {
         e.preventDefault();
         this.#died(w, e.message);
       };
+      if (started?.failed !== undefined) {
+        // It failed while loading, before this pool listened.
+        queueMicrotask(() => this.#died(w, started.failed!));
+      }
       const init: WorkerInit = {
         type: "init",
         memory: options.heap.memory,
@@ -165,6 +193,7 @@ export class WorkerPool implements PoolHandle {
         seed: options.seed,
         cluster: options.cluster,
         traceOrigin: options.traceOrigin,
+        modules: options.modules,
       };
       worker.postMessage(init);
       this.#workers.push(worker);

@@ -12,6 +12,7 @@ import type { Tensor } from "../../kernels/tensor.ts";
 import { Scheduler } from "../../scheduler/scheduler.ts";
 import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import type { PoolHandle } from "../pool/worker_pool.ts";
+import { StartedWorkers } from "../pool/worker_start.ts";
 import { runBlock } from "../exec/block_runner.ts";
 import { ProgramError } from "../core/errors.ts";
 import { bindRunInputs, fetchTargets } from "./feed_binding.ts";
@@ -54,6 +55,14 @@ export interface RunOptions {
    * and its green threads and timers stop (a loop within one time slice).
    */
   signal?: AbortSignal;
+  /**
+   * Pool workers already started (`new StartedWorkers(n)`, as the CLI does
+   * before it reads the program): a pooled run takes them first. The run
+   * terminates those it does not take, whichever way it ends.
+   *
+   * @default {workers started as the run begins, when `workers` is a number above 1 and the program has a `go`, a `parallel_for` or a product op}
+   */
+  startedWorkers?: StartedWorkers;
 }
 
 /** What a run returns. */
@@ -140,6 +149,18 @@ export interface ExecutorOptions {
 
 const encoder = new TextEncoder();
 
+// Whether a run of `desc` may start a pool: it has an op that spawns or
+// one worth splitting (the plan's finer rules come later, on the
+// validated program).
+function mayUsePool(desc: ProgramDesc): boolean {
+  return desc.blocks.some((b) =>
+    b.ops.some((op) =>
+      op.type === "go" || op.type === "parallel_for" ||
+      OPS.get(op.type)?.poolWorthy !== undefined
+    )
+  );
+}
+
 function printToStdout(line: string): void {
   const bytes = encoder.encode(line + "\n");
   let written = 0;
@@ -223,6 +244,30 @@ export class Executor {
     options: RunOptions = {},
   ): Promise<RunResult> {
     const desc = "desc" in program ? program.desc : program;
+    // The pool's workers load their modules while this thread validates,
+    // prepares and plans; the run ends them if it does not use them.
+    const started = options.startedWorkers ?? this.#startWorkers(desc);
+    try {
+      return await this.#run(desc, program, options, started);
+    } finally {
+      started?.release();
+    }
+  }
+
+  // Workers to start ahead of a run that asked for a number of them and
+  // may use a pool (the plan decides; see run_plan.ts).
+  #startWorkers(desc: ProgramDesc): StartedWorkers | undefined {
+    const asked = this.#workers;
+    if (asked === "auto" || asked < 2 || !mayUsePool(desc)) return undefined;
+    return new StartedWorkers(asked - 1);
+  }
+
+  async #run(
+    desc: ProgramDesc,
+    program: ProgramDesc | ProgramWithParameters,
+    options: RunOptions,
+    started: StartedWorkers | undefined,
+  ): Promise<RunResult> {
     validateProgram(desc, { file: options.file });
     const tracer = this.#trace && new RunTracer();
     const prepared = new PreparedProgram(desc, OPS, tracer !== undefined);
@@ -261,7 +306,10 @@ export class Executor {
       (await import("../pool/trace_hooks.ts")).installTracer(tracer);
     const fetched: Record<string, Value> = {};
     try {
-      await this.#runOn(plan, prepared, scheduler, scope, options, tracer);
+      await this.#runOn(plan, prepared, scheduler, scope, {
+        ...options,
+        startedWorkers: started,
+      }, tracer);
       for (const name of fetch) {
         fetched[name] = scope.get(name);
         if (fetched[name] === undefined) {
@@ -304,6 +352,7 @@ export class Executor {
         cluster: this.#cluster,
         onPool: this.#onPool,
         tracer,
+        started: options.startedWorkers,
       });
     }
     const services: RunServices = {

@@ -38,7 +38,7 @@
 //   byte blobs (raw values, split plans)    _byte_blob.ts              D
 //   the print log (Global.LogHead, LogTail) _print_log.ts              D
 //   spawn blobs                             _spawn_blob.ts             D
-//   parallel_for iteration groups           _iteration_group.ts        C
+//   parallel_for iteration queues           _iteration_queue.ts        D
 //   tensor blobs                            _tensor_blob.ts            C D
 //   storage blocks (Global.StorageBytes)    _storage_block.ts          D
 //   shared tensor array records and slots   _array_record.ts           C

@@ -105,6 +105,40 @@ export function gemmModule(shared: boolean): WebAssembly.Module {
   return module;
 }
 
+/**
+ * Makes `module` the compiled GEMM module for its sharing mode here, unless
+ * one is already built: a pool worker adopts the modules its main thread
+ * compiled (a `WebAssembly.Module` crosses `postMessage` as it is) instead
+ * of building and compiling its own on its first product.
+ *
+ * @param shared Whether `module` imports a `shared` memory.
+ * @param module A module `gemmModule(shared)` returned on another thread.
+ * @throws {TypeError} If `module` does not import one memory as `env.memory`.
+ *
+ * @example Usage
+ * ```ts
+ * import { adoptGemmModule, gemmModule } from "./gemm.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const module = gemmModule(false);
+ * adoptGemmModule(false, module); // already built here: kept as it is
+ * assertEquals(gemmModule(false), module);
+ * ```
+ */
+export function adoptGemmModule(
+  shared: boolean,
+  module: WebAssembly.Module,
+): void {
+  const imports = WebAssembly.Module.imports(module);
+  if (
+    imports.length !== 1 || imports[0].module !== "env" ||
+    imports[0].name !== "memory" || imports[0].kind !== "memory"
+  ) {
+    throw new TypeError("adoptGemmModule: not a GEMM module");
+  }
+  if (!modules.has(shared)) modules.set(shared, module);
+}
+
 /** Where {@linkcode GemmKernel.packB} reads B and writes its packed copy. */
 export interface PackBLayout {
   /** Byte offset of B, k×n row-major float32. */

@@ -125,7 +125,7 @@ Deno.test("Executor with workers spreads parallel_for iterations over the worker
     t.waitReason === "chan receive"
   );
   assertEquals(iterations.length, 4);
-  // Iterations i with i % 2 == 1 run on the other worker.
+  // The other worker, up and idle, takes iterations from the queue too.
   assert(iterations.some((t) => t.worker === 1), "some ran on worker 1");
 });
 

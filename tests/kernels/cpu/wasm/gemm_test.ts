@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import {
+  adoptGemmModule,
   GemmKernel,
   type GemmLayout,
   gemmModule,
@@ -348,4 +349,34 @@ Deno.test("packedBBytes() rounds n up to whole 8-column panels", () => {
   assertEquals(packedBBytes(5, 0), 0);
   assertEquals(packedBBytes(2, 8), 64);
   assertEquals(packedBBytes(2, 9), 128);
+});
+
+Deno.test("adoptGemmModule() makes a worker use the module it is sent instead of building one", async () => {
+  const module = gemmModule(false);
+  const worker = new Worker(new URL("./_adopt_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  try {
+    const reply = await new Promise<{ same: boolean; c: number[] }>(
+      (resolve, reject) => {
+        worker.onmessage = (e) => resolve(e.data);
+        worker.onerror = (e) => {
+          e.preventDefault();
+          reject(new Error(e.message));
+        };
+        worker.postMessage({ module });
+      },
+    );
+    assertEquals(reply, { same: true, c: [1, 2, 3, 4] });
+  } finally {
+    worker.terminate();
+  }
+});
+
+Deno.test("adoptGemmModule() refuses a module that is not a GEMM module", () => {
+  // The smallest module: no imports at all.
+  const empty = new WebAssembly.Module(
+    new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]),
+  );
+  assertThrows(() => adoptGemmModule(false, empty), TypeError, "not a GEMM");
 });
