@@ -123,6 +123,22 @@ const FLAGS: readonly FlagHelp[] = [
                      thread, grouped per worker, with waits, ops and flows`,
   },
   {
+    flag: "record",
+    commands: RUN,
+    text:
+      `  --record FILE      writes the order of every channel's sends, receives and
+                     closes, and each select's case, to FILE (binary), so
+                     --replay can run the same interleaving again`,
+  },
+  {
+    flag: "replay",
+    commands: RUN,
+    text:
+      `  --replay FILE      runs the program in the order FILE recorded, with its
+                     seed, on any --workers; stops with one error line at
+                     the first step that cannot follow it`,
+  },
+  {
     flag: "feed",
     commands: RUN,
     text:

@@ -31,6 +31,7 @@ import {
   splitPair,
 } from "./_command_line.ts";
 import { traceTarget } from "./trace_flag.ts";
+import { scheduleFlags } from "./schedule_flags.ts";
 import { discoveryOverrides } from "./_discovery_flags.ts";
 
 // The CA of --tls-ca, else of the file RILL_TLS_CA names; undefined for
@@ -116,6 +117,7 @@ export async function runProgram(
   io: CliIO,
 ): Promise<CliResult> {
   const { device, workers, seed } = runSettings(values);
+  const schedule = await scheduleFlags(values);
   const rpc = rpcSettings(values);
   const feeds = Object.fromEntries(
     await Promise.all(feedFlags(values.feed).map(readFeed)),
@@ -137,14 +139,16 @@ export async function runProgram(
     print: (l) => io.stdout(l + "\n"),
     workers,
     trace: trace?.collect,
+    schedule: schedule?.option,
   });
   const { fetched, plan } = await executor.run(model, {
     file: model.file,
     feeds,
     fetch: fetches.map(([name]) => name),
   }).catch((e) => {
-    throw values.seed === undefined ? withSeed(e, seed) : e;
-  }).finally(() => trace?.write());
+    const drew = values.seed === undefined && values.replay === undefined;
+    throw drew ? withSeed(e, seed) : e;
+  }).finally(() => Promise.all([trace?.write(), schedule?.write()]));
   if (values.explain) io.stderr(explainPlan(plan));
   await writeFetches(fetches, fetched, io);
   return { code: 0 };

@@ -30,6 +30,7 @@ import { PoolRun } from "./pool_run.ts";
 import { SharedTensorArray } from "./shared_tensor_array.ts";
 import { type PoolHandle, WorkerPool } from "./worker_pool.ts";
 import type { RunTracer } from "../core/run_tracer.ts";
+import type { ScheduleGate } from "../core/schedule_gate.ts";
 
 /** What {@linkcode runWithPool} runs, and with what. */
 export interface PooledRunOptions {
@@ -55,6 +56,8 @@ export interface PooledRunOptions {
   readonly onPool: ((pool: PoolHandle) => void) | undefined;
   /** The run's tracer on this worker, when it is traced. */
   readonly tracer?: RunTracer;
+  /** The run's recorder or replayer on the main thread, if any. */
+  readonly schedule?: ScheduleGate;
 }
 
 /**
@@ -110,8 +113,10 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     pool,
     cluster: options.cluster,
     tracer: options.tracer,
+    schedule: options.schedule,
   };
   pool.attach(services);
+  if (options.schedule !== undefined) pool.wakeTurnsWith(options.schedule);
   const failed = new AbortController();
   const workers = new WorkerPool({
     heap,
@@ -122,6 +127,10 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     localThreads: () => scheduler.threads().map((t) => threadSnapshot(t, 0)),
     fail: (error) => failed.abort(error),
     traceOrigin: options.tracer?.origin,
+    schedule: options.schedule === undefined ? undefined : {
+      shared: options.schedule.shared,
+      record: options.schedule.record,
+    },
   });
   member.start({
     onQuiet: () => workers.quiet(),
