@@ -45,14 +45,51 @@ export interface ScheduleEvent {
   readonly op: number;
 }
 
+/** Words per event in `ScheduleChannel.events`: thread, kind, block, op. */
+export const EVENT_WORDS = 4;
+
 /** A channel made by a program's `channel_create`. */
 export interface ScheduleChannel {
   /** Index into `threads` of the thread that made it. */
   readonly creator: number;
   /** How many channels that thread had made before it. */
   readonly ordinal: number;
-  /** Its attempts in the order they took the channel. */
-  readonly events: readonly ScheduleEvent[];
+  /**
+   * Its attempts in the order they took the channel, EVENT_WORDS each
+   * (packed: a record of a long run holds millions).
+   */
+  readonly events: Int32Array;
+}
+
+/**
+ * Event `i` of a channel, or undefined past its last.
+ *
+ * @param events A channel's packed events.
+ * @param i The event's place.
+ * @returns The event.
+ *
+ * @example Usage
+ * ```ts
+ * import { eventAt } from "./schedule_file.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const events = Int32Array.of(1, 0, 2, 3);
+ * assertEquals(eventAt(events, 0), { thread: 1, kind: 0, block: 2, op: 3 });
+ * assertEquals(eventAt(events, 1), undefined);
+ * ```
+ */
+export function eventAt(
+  events: Int32Array,
+  i: number,
+): ScheduleEvent | undefined {
+  const at = i * EVENT_WORDS;
+  if (at >= events.length) return undefined;
+  return {
+    thread: events[at],
+    kind: events[at + 1],
+    block: events[at + 2],
+    op: events[at + 3],
+  };
 }
 
 /** A decoded record. */
@@ -84,43 +121,102 @@ export interface ScheduleRecord {
  *   fingerprint: new Uint8Array(32),
  *   seed: 7,
  *   threads: [0, 12345],
- *   channels: [{ creator: 0, ordinal: 0, events: [{ thread: 1, kind: 0, block: 1, op: 0 }] }],
+ *   channels: [{ creator: 0, ordinal: 0, events: Int32Array.of(1, 0, 1, 0) }],
  *   choices: [[], [2, -1]],
  * };
  * assertEquals(decodeSchedule(encodeSchedule(record), "r.bin"), record);
  * ```
  */
 export function encodeSchedule(record: ScheduleRecord): Uint8Array {
-  const out: number[] = [...new TextEncoder().encode(MAGIC), SCHEDULE_VERSION];
-  out.push(...record.fingerprint);
-  const put = (n: number) => {
-    for (n = Math.trunc(n); n >= 0x80; n = Math.floor(n / 128)) {
-      out.push((n % 128) | 0x80);
-    }
-    out.push(n);
-  };
-  put(record.seed);
-  put(record.threads.length);
-  for (const key of record.threads) put(key >>> 0);
-  put(record.channels.length);
+  const out = new VarintWriter(
+    64 + record.channels.reduce((n, c) => n + c.events.length * 5 + 10, 0),
+  );
+  out.bytes(new TextEncoder().encode(MAGIC));
+  out.bytes([SCHEDULE_VERSION]);
+  out.bytes(record.fingerprint);
+  out.big(record.seed);
+  out.uint(record.threads.length);
+  for (const key of record.threads) out.uint(key >>> 0);
+  out.uint(record.channels.length);
   for (const c of record.channels) {
-    put(c.creator);
-    put(c.ordinal);
+    out.uint(c.creator);
+    out.uint(c.ordinal);
   }
   for (const c of record.channels) {
-    put(c.events.length);
-    for (const e of c.events) {
-      put(e.thread);
-      put(e.kind);
-      put(e.block);
-      put(e.op);
-    }
+    out.uint(c.events.length / EVENT_WORDS);
+    out.words(c.events);
   }
   for (const list of record.choices) {
-    put(list.length);
-    for (const choice of list) put(choice + 1);
+    out.uint(list.length);
+    for (const choice of list) out.uint(choice + 1);
   }
-  return Uint8Array.from(out);
+  return out.done();
+}
+
+// Unsigned LEB128 into a buffer that grows; a class with private fields,
+// as a closure over a reassigned buffer costs V8 several times as much.
+class VarintWriter {
+  #buf: Uint8Array;
+  #at = 0;
+
+  constructor(size: number) {
+    this.#buf = new Uint8Array(size);
+  }
+
+  bytes(bytes: ArrayLike<number>): void {
+    this.#room(bytes.length);
+    this.#buf.set(bytes, this.#at);
+    this.#at += bytes.length;
+  }
+
+  // n in [0, 2^32).
+  uint(n: number): void {
+    this.#room(5);
+    const buf = this.#buf;
+    let at = this.#at;
+    while (n > 0x7f) {
+      buf[at++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    buf[at++] = n;
+    this.#at = at;
+  }
+
+  // Non-negative int32 words, each a varint.
+  words(words: Int32Array): void {
+    this.#room(words.length * 5);
+    const buf = this.#buf;
+    let at = this.#at;
+    for (let i = 0; i < words.length; i++) {
+      let n = words[i];
+      while (n > 0x7f) {
+        buf[at++] = (n & 0x7f) | 0x80;
+        n >>>= 7;
+      }
+      buf[at++] = n;
+    }
+    this.#at = at;
+  }
+
+  // n in [0, 2^53).
+  big(n: number): void {
+    this.#room(8);
+    for (n = Math.trunc(n); n >= 0x80; n = Math.floor(n / 128)) {
+      this.#buf[this.#at++] = (n % 128) | 0x80;
+    }
+    this.#buf[this.#at++] = n;
+  }
+
+  done(): Uint8Array {
+    return this.#buf.slice(0, this.#at);
+  }
+
+  #room(n: number): void {
+    if (this.#at + n <= this.#buf.length) return;
+    const bigger = new Uint8Array(Math.max(this.#buf.length * 2, this.#at + n));
+    bigger.set(this.#buf);
+    this.#buf = bigger;
+  }
 }
 
 /**
@@ -175,15 +271,16 @@ export function decodeSchedule(
     creator: get(n - 1),
     ordinal: get(),
   }));
-  const channels = heads.map((h) => ({
-    ...h,
-    events: Array.from({ length: get(bytes.length) }, () => ({
-      thread: get(n - 1),
-      kind: get(),
-      block: get(),
-      op: get(),
-    })),
-  }));
+  const channels = heads.map((h) => {
+    const events = new Int32Array(get(bytes.length) * EVENT_WORDS);
+    for (let i = 0; i < events.length; i += EVENT_WORDS) {
+      events[i] = get(n - 1);
+      events[i + 1] = get(2 ** 31 - 1);
+      events[i + 2] = get(2 ** 31 - 1);
+      events[i + 3] = get(2 ** 31 - 1);
+    }
+    return { ...h, events };
+  });
   const choices = threads.map(() =>
     Array.from({ length: get(bytes.length) }, () => get() - 1)
   );

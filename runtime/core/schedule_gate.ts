@@ -26,7 +26,7 @@
 // when woken. A cursor that moves wakes this worker's bells of that
 // channel and posts a turn message to every other worker with bells.
 //
-// Shared state lives in two growable SharedArrayBuffers that every worker
+// Shared state lives in two fixed-size SharedArrayBuffers that every worker
 // of a run maps: `counters` (header, then CHANNEL_WORDS per channel) and
 // `events` (a recording's attempts, choices and channels, 8 words each).
 //
@@ -46,6 +46,8 @@ import {
 import { ProgramError } from "./errors.ts";
 import {
   CASE_BASE,
+  EVENT_WORDS,
+  eventAt,
   type ScheduleEvent,
   type ScheduleRecord,
 } from "./schedule_file.ts";
@@ -85,7 +87,11 @@ const ENTRY = 8;
 const ATTEMPT = 1;
 const CHOICE = 2;
 const MADE = 3;
-const MAX_BYTES = 1 << 30;
+// At most 2^18 channels and 2^21 recorded attempts (64 MiB of entries):
+// V8 counts a shared buffer's whole size as external memory, and larger
+// ones make it collect garbage more often in every run that records.
+const MAX_CHANNELS = 1 << 18;
+const EVENT_BYTES = 64 << 20;
 // Tag bits below this are the runtime's own (a channel's dtype).
 const TAG_SHIFT = 8;
 
@@ -115,12 +121,11 @@ interface ThreadMarks {
 export class ScheduleGate {
   /** Recording or replaying. */
   readonly mode: "record" | "replay";
-  /** The shared memory, for the run's other workers. */
-  readonly shared: ScheduleShared;
   readonly #worker: number;
   readonly #pooled: boolean;
-  readonly #counters: Int32Array;
-  readonly #events: Int32Array;
+  // Shared (fixed size) on a pool; else private, grown by copying.
+  #counters: Int32Array;
+  #events: Int32Array;
   /** The record being replayed; undefined when recording. */
   readonly record: ScheduleRecord | undefined;
   readonly #threadIndex = new Map<number, number>();
@@ -141,26 +146,44 @@ export class ScheduleGate {
     this.mode = mode;
     this.#worker = worker;
     this.#pooled = workers > 1;
-    this.shared = shared ?? {
-      counters: new SharedArrayBuffer(HEADER * 4, { maxByteLength: MAX_BYTES }),
-      events: new SharedArrayBuffer(ENTRY * 4 * 64, {
-        maxByteLength: MAX_BYTES,
-      }),
-    };
-    this.#counters = new Int32Array(this.shared.counters);
-    this.#events = new Int32Array(this.shared.events);
+    // On a pool, fixed sizes: a view of a growable SharedArrayBuffer costs
+    // ~30 times as much per access, and the OS commits a fixed one's pages
+    // only when touched. On one worker, private arrays, grown by copying.
+    const channels = record?.channels.length ?? 0;
+    const buffers = shared ?? (this.#pooled
+      ? {
+        counters: new SharedArrayBuffer(
+          (HEADER + MAX_CHANNELS * CHANNEL_WORDS) * 4,
+        ),
+        events: new SharedArrayBuffer(EVENT_BYTES),
+      }
+      : {
+        counters: new ArrayBuffer(
+          (HEADER + Math.max(64, channels) * CHANNEL_WORDS) * 4,
+        ),
+        // 32 K attempts before the first growth (1 MiB).
+        events: new ArrayBuffer(ENTRY * 4 * 32768),
+      });
+    this.#counters = new Int32Array(buffers.counters);
+    this.#events = new Int32Array(buffers.events);
     if (shared === undefined) this.#events[0] = ENTRY;
     this.record = record;
     record?.threads.forEach((key, i) => this.#threadIndex.set(key, i));
     record?.channels.forEach((c, i) =>
       this.#channelIndex.set(`${record.threads[c.creator]}:${c.ordinal}`, i)
     );
-    if (record !== undefined && shared === undefined) {
-      this.#grow(
-        this.shared.counters,
-        HEADER + record.channels.length * CHANNEL_WORDS,
-      );
-    }
+  }
+
+  /**
+   * The memory a pooled run's workers share (only on a pool).
+   *
+   * @returns The buffers.
+   */
+  get shared(): ScheduleShared {
+    return {
+      counters: this.#counters.buffer as SharedArrayBuffer,
+      events: this.#events.buffer as SharedArrayBuffer,
+    };
   }
 
   /**
@@ -213,7 +236,15 @@ export class ScheduleGate {
     let index: number;
     if (this.mode === "record") {
       index = Atomics.add(this.#counters, NEXT_CHANNEL, 1);
-      this.#grow(this.shared.counters, HEADER + (index + 1) * CHANNEL_WORDS);
+      const need = HEADER + (index + 1) * CHANNEL_WORDS;
+      if (need > this.#counters.length) {
+        if (this.#pooled) {
+          throw new ProgramError(
+            `--record: more than ${MAX_CHANNELS} channels made`,
+          );
+        }
+        this.#counters = doubled(this.#counters, need);
+      }
       this.#append(MADE, index, key, ordinal, 0, 0, 0, 0);
     } else {
       index = this.#channelIndex.get(`${key}:${ordinal}`) ?? -1;
@@ -376,7 +407,7 @@ export class ScheduleGate {
         op: this.#counters[w + W_OP],
       });
       const at = Atomics.load(this.#counters, w + SEQ);
-      const next = record.channels[c].events[at];
+      const next = eventAt(record.channels[c].events, at);
       const expected = next === undefined
         ? "no more events on it"
         : describe(next);
@@ -400,9 +431,20 @@ export class ScheduleGate {
     const t = this.#threadIndex.get(thread.lineageKey >>> 0) ?? -1;
     const events = record.channels[c].events;
     const w = HEADER + c * CHANNEL_WORDS;
-    let next = events[Atomics.load(this.#counters, w + SEQ)];
-    if (next !== undefined && next.thread === t) {
-      return this.#check(next, c, t, kind, block, op);
+    let at = Atomics.load(this.#counters, w + SEQ) * EVENT_WORDS;
+    if (at < events.length && events[at] === t) {
+      if (
+        events[at + 1] === kind && events[at + 2] === block &&
+        events[at + 3] === op
+      ) return; // this attempt's turn
+      return this.#check(
+        eventAt(events, at / EVENT_WORDS)!,
+        c,
+        t,
+        kind,
+        block,
+        op,
+      );
     }
     // Register the bell, then look again (see the invariants).
     const bell = new Channel<boolean>(1);
@@ -410,11 +452,18 @@ export class ScheduleGate {
     if (list.length === 0) this.#bells.set(c, list);
     list.push(bell);
     Atomics.add(this.#counters, WAITING + this.#worker, 1);
-    next = events[Atomics.load(this.#counters, w + SEQ)];
-    if (next !== undefined && next.thread === t) {
+    at = Atomics.load(this.#counters, w + SEQ) * EVENT_WORDS;
+    if (at < events.length && events[at] === t) {
       list.splice(list.indexOf(bell), 1);
       Atomics.sub(this.#counters, WAITING + this.#worker, 1);
-      return this.#check(next, c, t, kind, block, op);
+      return this.#check(
+        eventAt(events, at / EVENT_WORDS)!,
+        c,
+        t,
+        kind,
+        block,
+        op,
+      );
     }
     Atomics.store(this.#counters, w + W_THREAD, t + 1);
     this.#counters[w + W_KIND] = kind;
@@ -488,30 +537,47 @@ export class ScheduleGate {
     return m;
   }
 
-  #append(...words: number[]): void {
-    const at = Atomics.add(this.#events, 0, ENTRY);
-    this.#grow(this.shared.events, at + ENTRY);
-    for (let i = 0; i < ENTRY; i++) this.#events[at + i] = words[i] | 0;
-  }
-
-  // Grows `buffer` to hold `words` int32s (any worker may; a smaller
-  // grow than another worker's fails, and the loop sees the larger size).
-  #grow(buffer: SharedArrayBuffer, words: number): void {
-    while (buffer.byteLength < words * 4) {
-      const size = Math.min(
-        MAX_BYTES,
-        Math.max(words * 4, buffer.byteLength * 2),
-      );
-      if (size < words * 4) {
-        throw new ProgramError("--record: the record outgrew 1 GiB");
+  // Appends one entry of ENTRY words (positional, so no array per call).
+  #append(
+    type: number,
+    a: number,
+    b: number,
+    c: number,
+    d: number,
+    e: number,
+    f: number,
+    g: number,
+  ): void {
+    let ev = this.#events;
+    let at: number;
+    if (this.#pooled) {
+      at = Atomics.add(ev, 0, ENTRY);
+      if (at + ENTRY > ev.length) {
+        throw new ProgramError(
+          `--record: more than ${ev.length / ENTRY - 1} channel operations`,
+        );
       }
-      try {
-        buffer.grow(size);
-      } catch {
-        // Another worker grew it meanwhile.
-      }
+    } else {
+      at = ev[0];
+      ev[0] = at + ENTRY;
+      if (at + ENTRY > ev.length) ev = this.#events = doubled(ev, at + ENTRY);
     }
+    ev[at] = type;
+    ev[at + 1] = a;
+    ev[at + 2] = b;
+    ev[at + 3] = c;
+    ev[at + 4] = d;
+    ev[at + 5] = e;
+    ev[at + 6] = f;
+    ev[at + 7] = g;
   }
+}
+
+// A copy of `words` with room for `need` words (twice its length or more).
+function doubled(words: Int32Array, need: number): Int32Array {
+  const bigger = new Int32Array(Math.max(need, words.length * 2));
+  bigger.set(words);
+  return bigger;
 }
 
 // Channels in lock order: ascending, each once, nil ones left out.
@@ -537,7 +603,8 @@ function describe(e: ScheduleEvent): string {
 
 // The record from a recording's entries: channels in index order, each
 // one's attempts by sequence number, a select's attempts kept only on the
-// case it chose.
+// case it chose. A channel's sequence numbers are dense from 0, so each
+// attempt has its slot without a sort.
 function buildRecord(
   events: Int32Array,
   fingerprint: Uint8Array,
@@ -556,40 +623,57 @@ function buildRecord(
     return i;
   };
   const made: { creator: number; ordinal: number }[] = [];
-  const attempts: { c: number; seq: number; e: ScheduleEvent; sel: number }[] =
-    [];
-  const chosen = new Map<string, number>();
+  const choices: number[][] = [[]];
+  const sizes: number[] = [];
+  // First pass: channels, choices, and how many attempts each channel saw.
   for (let at = ENTRY; at < used; at += ENTRY) {
-    const [type, a, b, c, d, e, f, g] = events.subarray(at, at + ENTRY);
-    if (type === MADE) made[a] = { creator: indexOf(b >>> 0), ordinal: c };
-    else if (type === CHOICE) chosen.set(`${a >>> 0}:${b}`, c);
-    else if (type === ATTEMPT) {
-      const thread = indexOf(c >>> 0);
-      attempts.push({
-        c: a,
-        seq: b,
-        e: { thread, kind: f, block: d, op: e },
-        sel: g,
-      });
+    const type = events[at];
+    const a = events[at + 1];
+    if (type === MADE) {
+      made[a] = {
+        creator: indexOf(events[at + 2] >>> 0),
+        ordinal: events[at + 3],
+      };
+    } else if (type === CHOICE) {
+      const t = indexOf(a >>> 0);
+      (choices[t] ??= [])[events[at + 2]] = events[at + 3];
+    } else if (type === ATTEMPT) {
+      sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
     }
   }
-  const choices: number[][] = threads.map(() => []);
-  for (const [k, choice] of chosen) {
-    const [key, ordinal] = k.split(":").map(Number);
-    choices[indexOf(key)][ordinal] = choice;
+  // Each attempt in its slot (thread -1 marks a select's other cases).
+  const slots = made.map((_, c) =>
+    new Int32Array((sizes[c] ?? 0) * EVENT_WORDS).fill(-1)
+  );
+  for (let at = ENTRY; at < used; at += ENTRY) {
+    if (events[at] !== ATTEMPT) continue;
+    const thread = indexOf(events[at + 3] >>> 0);
+    const kind = events[at + 6];
+    const sel = events[at + 7];
+    if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
+    const list = slots[events[at + 1]];
+    if (list === undefined) continue;
+    const to = events[at + 2] * EVENT_WORDS;
+    list[to] = thread;
+    list[to + 1] = kind;
+    list[to + 2] = events[at + 4];
+    list[to + 3] = events[at + 5];
   }
-  for (const list of choices) {
+  for (let t = 0; t < threads.length; t++) {
+    const list = choices[t] ??= [];
     for (let i = 0; i < list.length; i++) list[i] ??= -1;
   }
-  const lists: ScheduleEvent[][] = made.map(() => []);
-  attempts.sort((x, y) => x.c - y.c || x.seq - y.seq);
-  for (const { c, e, sel } of attempts) {
-    if (sel >= 0) {
-      const choice = chosen.get(`${threads[e.thread]}:${sel}`);
-      if (choice !== e.kind - CASE_BASE) continue;
-    }
-    lists[c]?.push(e);
-  }
-  const channels = made.map((m, i) => ({ ...m, events: lists[i] }));
+  const channels = made.map((m, c) => ({ ...m, events: compact(slots[c]) }));
   return { fingerprint, seed, threads, channels, choices };
+}
+
+// A channel's slots without the empty ones.
+function compact(slots: Int32Array): Int32Array {
+  let to = 0;
+  for (let from = 0; from < slots.length; from += EVENT_WORDS) {
+    if (slots[from] < 0) continue;
+    if (to !== from) slots.copyWithin(to, from, from + EVENT_WORDS);
+    to += EVENT_WORDS;
+  }
+  return to === slots.length ? slots : slots.slice(0, to);
 }
