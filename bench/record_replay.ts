@@ -1,6 +1,6 @@
 /**
  * What `--record` and `--replay` cost (issue 20: recording ≤ 1.5 ×, replay
- * ≤ 3 × a plain run). `deno run -A bench/record_replay.ts [rounds]`
+ * ≤ 3 × a plain run). `deno run -A bench/record_replay.ts [rounds] [pooled rounds]`
  *
  * The program: a ping-pong of 10,000 round trips over two unbuffered
  * channels, then a select-heavy fan-in (two producers, 2,000 values each,
@@ -102,7 +102,8 @@ function median(xs: number[]): number {
   return s[s.length >> 1];
 }
 
-const ROUNDS = Number(Deno.args[0] ?? 15);
+// Rounds on one worker and on two (a pooled ping-pong is far slower).
+const ROUNDS = [Number(Deno.args[0] ?? 15), Number(Deno.args[1] ?? 3)];
 for (const workers of [1, 2]) {
   const record = await recorded(workers);
   const modes: Record<string, ExecutorOptions> = {
@@ -112,7 +113,7 @@ for (const workers of [1, 2]) {
   };
   const times: Record<string, [number[], number[]]> = {};
   // Modes alternate within each round, so load changes hit all alike.
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < ROUNDS[workers - 1]; r++) {
     for (const [mode, options] of Object.entries(modes)) {
       const [wall, cpu] = await timed(options);
       (times[mode] ??= [[], []])[0].push(wall);

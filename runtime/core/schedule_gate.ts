@@ -92,6 +92,8 @@ const MADE = 3;
 // ones make it collect garbage more often in every run that records.
 const MAX_CHANNELS = 1 << 18;
 const EVENT_BYTES = 64 << 20;
+// Words per chunk of entries on one worker (256 KiB).
+const CHUNK = 65536;
 // Tag bits below this are the runtime's own (a channel's dtype).
 const TAG_SHIFT = 8;
 
@@ -126,6 +128,9 @@ export class ScheduleGate {
   // Shared (fixed size) on a pool; else private, grown by copying.
   #counters: Int32Array;
   #events: Int32Array;
+  // On one worker, the full chunks of entries before #events (never
+  // copied: a run's entries are written once and read once, at the end).
+  readonly #full: Int32Array[] = [];
   /** The record being replayed; undefined when recording. */
   readonly record: ScheduleRecord | undefined;
   readonly #threadIndex = new Map<number, number>();
@@ -161,8 +166,7 @@ export class ScheduleGate {
         counters: new ArrayBuffer(
           (HEADER + Math.max(64, channels) * CHANNEL_WORDS) * 4,
         ),
-        // 32 K attempts before the first growth (1 MiB).
-        events: new ArrayBuffer(ENTRY * 4 * 32768),
+        events: new ArrayBuffer(CHUNK * 4),
       });
     this.#counters = new Int32Array(buffers.counters);
     this.#events = new Int32Array(buffers.events);
@@ -385,7 +389,8 @@ export class ScheduleGate {
    * @returns The record.
    */
   finish(fingerprint: Uint8Array, seed: number): ScheduleRecord {
-    return buildRecord(this.#events, fingerprint, seed);
+    const chunks = [...this.#full, this.#events];
+    return buildRecord(chunks, fingerprint, seed);
   }
 
   /**
@@ -560,7 +565,14 @@ export class ScheduleGate {
     } else {
       at = ev[0];
       ev[0] = at + ENTRY;
-      if (at + ENTRY > ev.length) ev = this.#events = doubled(ev, at + ENTRY);
+      if (at + ENTRY > ev.length) {
+        // This chunk is full: word 0 says how far, and a new one begins.
+        ev[0] = at;
+        this.#full.push(ev);
+        ev = this.#events = new Int32Array(CHUNK);
+        at = ENTRY;
+        ev[0] = at + ENTRY;
+      }
     }
     ev[at] = type;
     ev[at + 1] = a;
@@ -606,11 +618,10 @@ function describe(e: ScheduleEvent): string {
 // case it chose. A channel's sequence numbers are dense from 0, so each
 // attempt has its slot without a sort.
 function buildRecord(
-  events: Int32Array,
+  chunks: readonly Int32Array[],
   fingerprint: Uint8Array,
   seed: number,
 ): ScheduleRecord {
-  const used = Atomics.load(events, 0);
   const threads: number[] = [0];
   const threadIndex = new Map<number, number>([[0, 0]]);
   const indexOf = (key: number) => {
@@ -626,38 +637,44 @@ function buildRecord(
   const choices: number[][] = [[]];
   const sizes: number[] = [];
   // First pass: channels, choices, and how many attempts each channel saw.
-  for (let at = ENTRY; at < used; at += ENTRY) {
-    const type = events[at];
-    const a = events[at + 1];
-    if (type === MADE) {
-      made[a] = {
-        creator: indexOf(events[at + 2] >>> 0),
-        ordinal: events[at + 3],
-      };
-    } else if (type === CHOICE) {
-      const t = indexOf(a >>> 0);
-      (choices[t] ??= [])[events[at + 2]] = events[at + 3];
-    } else if (type === ATTEMPT) {
-      sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
+  for (const events of chunks) {
+    const used = Atomics.load(events, 0);
+    for (let at = ENTRY; at < used; at += ENTRY) {
+      const type = events[at];
+      const a = events[at + 1];
+      if (type === MADE) {
+        made[a] = {
+          creator: indexOf(events[at + 2] >>> 0),
+          ordinal: events[at + 3],
+        };
+      } else if (type === CHOICE) {
+        const t = indexOf(a >>> 0);
+        (choices[t] ??= [])[events[at + 2]] = events[at + 3];
+      } else if (type === ATTEMPT) {
+        sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
+      }
     }
   }
   // Each attempt in its slot (thread -1 marks a select's other cases).
   const slots = made.map((_, c) =>
     new Int32Array((sizes[c] ?? 0) * EVENT_WORDS).fill(-1)
   );
-  for (let at = ENTRY; at < used; at += ENTRY) {
-    if (events[at] !== ATTEMPT) continue;
-    const thread = indexOf(events[at + 3] >>> 0);
-    const kind = events[at + 6];
-    const sel = events[at + 7];
-    if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
-    const list = slots[events[at + 1]];
-    if (list === undefined) continue;
-    const to = events[at + 2] * EVENT_WORDS;
-    list[to] = thread;
-    list[to + 1] = kind;
-    list[to + 2] = events[at + 4];
-    list[to + 3] = events[at + 5];
+  for (const events of chunks) {
+    const used = Atomics.load(events, 0);
+    for (let at = ENTRY; at < used; at += ENTRY) {
+      if (events[at] !== ATTEMPT) continue;
+      const thread = indexOf(events[at + 3] >>> 0);
+      const kind = events[at + 6];
+      const sel = events[at + 7];
+      if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
+      const list = slots[events[at + 1]];
+      if (list === undefined) continue;
+      const to = events[at + 2] * EVENT_WORDS;
+      list[to] = thread;
+      list[to + 1] = kind;
+      list[to + 2] = events[at + 4];
+      list[to + 3] = events[at + 5];
+    }
   }
   for (let t = 0; t < threads.length; t++) {
     const list = choices[t] ??= [];
