@@ -18,6 +18,7 @@ import {
   send,
 } from "../../../mod.ts";
 import { ProgramError } from "../../../runtime/core/errors.ts";
+import { nilChannel } from "../../_helpers/nil_channel.ts";
 import {
   decodeSchedule,
   scheduleFingerprint,
@@ -86,3 +87,55 @@ Deno.test("Executor names the first divergence of a replay", async () => {
     /^--replay: diverged on channel 0: expected .+, actual send by thread 1 at block 1 op \d+/,
   );
 });
+
+// Two goroutines send on one channel, main receives both; with `stuck`,
+// the first goroutine first waits on a nil channel for ever.
+function twoSenders(stuck: boolean): Program {
+  const p = new Program();
+  p.guard(() => {
+    const ch = makeChannel({ dtype: "int32" });
+    const never = nilChannel("never");
+    for (const v of [1, 2]) {
+      go(() => {
+        if (stuck && v === 1) recv(never);
+        send(ch, fillConstant({ shape: [1], dtype: "int32", value: v }));
+      });
+    }
+    print(recv(ch));
+    print(recv(ch));
+  });
+  return p;
+}
+
+for (const workers of [1, 2]) {
+  Deno.test(`Executor names the turn a stalled replay waits for (${workers} worker${workers > 1 ? "s" : ""})`, async () => {
+    let bytes: Uint8Array = new Uint8Array();
+    await new Executor({
+      seed: 1,
+      print: () => {},
+      schedule: { record: (b) => bytes = b },
+    }).run(twoSenders(false).desc);
+    const rec = decodeSchedule(bytes, "r");
+    const other = twoSenders(true).desc;
+    const fingerprint = await scheduleFingerprint(
+      toBinary(ProgramDescSchema, other),
+      [],
+    );
+    // The first sender never comes; the second waits for its turn, main
+    // for a value: every thread is blocked, which the replay reports as
+    // the divergence, not as a deadlock.
+    const e = await assertRejects(
+      () =>
+        new Executor({
+          workers,
+          print: () => {},
+          schedule: { replay: { ...rec, fingerprint }, file: "r" },
+        }).run(other),
+      ProgramError,
+    );
+    assertMatch(
+      e.message,
+      /^--replay: diverged on channel 0: expected send by thread 1 at block 1 op 1, actual send by thread 2 at block 2 op 1 \(waiting\)$/,
+    );
+  });
+}
