@@ -12,7 +12,8 @@
 //     ordinal among the channels that thread made
 //   per channel: n events, then per event: thread index, kind (0 send,
 //     1 recv, 2 close, 3 + i case i of a select), block, op
-//   per thread: n select choices, then each choice + 1 (0: never chose)
+//   per thread: n select choices, then each choice + 2 (0: panicked,
+//     1: never chose)
 //
 // Invariants: indices in events name entries of the tables above; the
 // decoder checks each, so a replay never indexes past a table.
@@ -102,7 +103,10 @@ export interface ScheduleRecord {
   readonly threads: readonly number[];
   /** The channels by index. */
   readonly channels: readonly ScheduleChannel[];
-  /** Per thread, each select's chosen case in order (-1: never chose). */
+  /**
+   * Per thread, each select's chosen case in order (-1: never chose, -2:
+   * panicked choosing, as a send on a closed channel does).
+   */
   readonly choices: readonly (readonly number[])[];
 }
 
@@ -148,7 +152,7 @@ export function encodeSchedule(record: ScheduleRecord): Uint8Array {
   }
   for (const list of record.choices) {
     out.uint(list.length);
-    for (const choice of list) out.uint(choice + 1);
+    for (const choice of list) out.uint(choice + 2);
   }
   return out.done();
 }
@@ -282,7 +286,7 @@ export function decodeSchedule(
     return { ...h, events };
   });
   const choices = threads.map(() =>
-    Array.from({ length: get(bytes.length) }, () => get() - 1)
+    Array.from({ length: get(bytes.length) }, () => get() - 2)
   );
   if (at !== bytes.length) throw bad(`${bytes.length - at} bytes left over`);
   return { fingerprint, seed, threads, channels, choices };

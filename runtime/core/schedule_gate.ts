@@ -94,6 +94,8 @@ const MAX_CHANNELS = 1 << 18;
 const EVENT_BYTES = 64 << 20;
 // Words per chunk of entries on one worker (256 KiB).
 const CHUNK = 65536;
+// A select's recorded choice when it panicked instead of choosing.
+const PANICKED = -2;
 // Tag bits below this are the runtime's own (a channel's dtype).
 const TAG_SHIFT = 8;
 
@@ -311,7 +313,8 @@ export class ScheduleGate {
    * Before a select's attempt: which case it may take. Recording, notes
    * the attempt on every case's channel (`leaveSelect` releases them) and
    * returns -2 (any case). Replaying, returns the case the record says,
-   * -1 for one it never chose, after waiting for that case's turn.
+   * -1 for one it never chose, after waiting for that case's turn; -2 for
+   * one that panicked (it runs free, and panics again).
    *
    * @param channels Each case's channel index (-1: nil, default, timer).
    * @param thread The thread.
@@ -344,6 +347,10 @@ export class ScheduleGate {
     const choice = t === undefined
       ? -1
       : this.record!.choices[t][ordinal] ?? -1;
+    if (choice === PANICKED) {
+      marks.pending = -1;
+      return -2;
+    }
     const c = choice < 0 ? -1 : channels[choice];
     if (c >= 0) this.#turn(c, thread, CASE_BASE + choice, block, op);
     marks.pending = -1;
@@ -365,7 +372,7 @@ export class ScheduleGate {
   }
 
   /**
-   * Records the case a thread's latest select took.
+   * Records the case a thread's latest select took (-2: it panicked).
    *
    * @param thread The thread.
    * @param index The case.

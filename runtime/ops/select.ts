@@ -228,6 +228,11 @@ function scheduledSelect(
         thread.thread,
         thread.resumer,
       );
+  } catch (e) {
+    // A send on a closed channel panics while choosing; replay lets that
+    // select choose freely, as it did (its draws are the thread's own).
+    if (forced === -2) gate.chose(thread.thread, -2);
+    throw e;
   } finally {
     gate.leaveSelect(channels, forced);
   }

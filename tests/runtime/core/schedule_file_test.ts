@@ -18,7 +18,7 @@ const record: ScheduleRecord = {
     { creator: 0, ordinal: 0, events: Int32Array.of(1, 0, 1, 2, 0, 1, 0, 5) },
     { creator: 2, ordinal: 1, events: new Int32Array() },
   ],
-  choices: [[], [4, -1, 0], []],
+  choices: [[], [4, -1, 0, -2], []],
 };
 
 Deno.test("encodeSchedule() round-trips through decodeSchedule()", () => {
