@@ -34,7 +34,7 @@ export const COMMAND_NAMES: readonly Command[] = [
 
 // Each command's usage, as `--help` shows it.
 const USAGE_LINES: Readonly<Record<Command, string>> = {
-  run: "deno run -A mod.ts <program.pb|program.txtpb|MODEL_DIR> [flags]",
+  run: "deno run -A mod.ts [run] <program.pb|program.txtpb|MODEL_DIR> [flags]",
   dump: "deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> " +
     "[--all-attrs]",
   graph: "deno run -A mod.ts graph <program.pb|program.txtpb|MODEL_DIR>\n" +
