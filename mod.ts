@@ -58,6 +58,15 @@ export { traceHtml, traceJson } from "./runtime/run/trace_file.ts";
 export type { RunTracer, RunTracerOptions } from "./runtime/core/run_tracer.ts";
 export type { ChannelFlows } from "./runtime/core/channel_flows.ts";
 export type { TraceCategory, TraceEvent } from "./runtime/core/trace_event.ts";
+export type {
+  ScheduleGate,
+  ScheduleShared,
+} from "./runtime/core/schedule_gate.ts";
+export type {
+  ScheduleChannel,
+  ScheduleEvent,
+  ScheduleRecord,
+} from "./runtime/core/schedule_file.ts";
 export { feedTargets, fetchTargets } from "./runtime/run/feed_binding.ts";
 export type { FeedTarget } from "./runtime/run/feed_binding.ts";
 export { BlockLayout, Scope } from "./runtime/core/scope.ts";

@@ -193,6 +193,28 @@ export class GreenThread {
       : new Random(this.#run.random.seed, lineage.key);
   }
 
+  /**
+   * The key of the thread's lineage (0 for the main thread): the same for
+   * the same thread of a program on any worker count, so that a record of
+   * a run (`--record`) names threads by it.
+   *
+   * @returns A 32-bit key.
+   *
+   * @example Usage
+   * ```ts
+   * import { Scheduler } from "./mod.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * await new Scheduler({ seed: 1 }).run((main) => {
+   *   assertEquals(main.lineageKey, 0);
+   * });
+   * ```
+   */
+  get lineageKey(): number {
+    const l = this.#lineage;
+    return typeof l === "number" ? l : l.key;
+  }
+
   #lineageRecord(): Lineage {
     const l = this.#lineage;
     if (typeof l !== "number") return l;

@@ -130,6 +130,8 @@ function parseFlags(args: readonly string[]) {
       explain: { type: "boolean" },
       seed: { type: "string" },
       trace: { type: "string" },
+      record: { type: "string" },
+      replay: { type: "string" },
       feed: { type: "string", multiple: true },
       fetch: { type: "string", multiple: true },
       params: { type: "string" },

@@ -34,7 +34,7 @@ export const COMMAND_NAMES: readonly Command[] = [
 
 // Each command's usage, as `--help` shows it.
 const USAGE_LINES: Readonly<Record<Command, string>> = {
-  run: "deno run -A mod.ts <program.pb|program.txtpb|MODEL_DIR> [flags]",
+  run: "deno run -A mod.ts [run] <program.pb|program.txtpb|MODEL_DIR> [flags]",
   dump: "deno run -A mod.ts dump <program.pb|program.txtpb|MODEL_DIR> " +
     "[--all-attrs]",
   graph: "deno run -A mod.ts graph <program.pb|program.txtpb|MODEL_DIR>\n" +
@@ -121,6 +121,22 @@ const FLAGS: readonly FlagHelp[] = [
                      Event format (Perfetto, chrome://tracing), FILE.html as
                      one page with a zoomable timeline; a track per green
                      thread, grouped per worker, with waits, ops and flows`,
+  },
+  {
+    flag: "record",
+    commands: RUN,
+    text:
+      `  --record FILE      writes the order of every channel's sends, receives and
+                     closes, and each select's case, to FILE (binary), so
+                     --replay can run the same interleaving again`,
+  },
+  {
+    flag: "replay",
+    commands: RUN,
+    text:
+      `  --replay FILE      runs the program in the order FILE recorded, with its
+                     seed, on any --workers; stops with one error line at
+                     the first step that cannot follow it`,
   },
   {
     flag: "feed",

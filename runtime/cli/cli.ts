@@ -110,7 +110,13 @@ async function runCommand(
   args: readonly string[],
   io: CliIO,
 ): Promise<CliResult> {
-  const { values, positionals } = parseCommandLine(args);
+  const parsed = parseCommandLine(args);
+  const { values } = parsed;
+  // `run PROGRAM` names the default command; a lone `run` stays a path.
+  const positionals = parsed.positionals[0] === "run" &&
+      parsed.positionals.length === 2
+    ? parsed.positionals.slice(1)
+    : parsed.positionals;
   const [first, path] = positionals;
   if (values.version) {
     io.stdout(`rill ${VERSION}\n`);

@@ -31,6 +31,7 @@ import {
   splitPair,
 } from "./_command_line.ts";
 import { traceTarget } from "./trace_flag.ts";
+import { scheduleFlags } from "./schedule_flags.ts";
 import { discoveryOverrides } from "./_discovery_flags.ts";
 import { takeEarlyWorkers } from "./_early_workers.ts";
 import { StartedWorkers } from "../pool/worker_start.ts";
@@ -140,6 +141,7 @@ async function runWith(
     started: StartedWorkers | undefined;
   },
 ): Promise<CliResult> {
+  const schedule = await scheduleFlags(values);
   const rpc = rpcSettings(values);
   const feeds = Object.fromEntries(
     await Promise.all(feedFlags(values.feed).map(readFeed)),
@@ -161,6 +163,7 @@ async function runWith(
     print: (l) => io.stdout(l + "\n"),
     workers,
     trace: trace?.collect,
+    schedule: schedule?.option,
   });
   const { fetched, plan } = await executor.run(model, {
     file: model.file,
@@ -168,8 +171,9 @@ async function runWith(
     fetch: fetches.map(([name]) => name),
     startedWorkers: started,
   }).catch((e) => {
-    throw values.seed === undefined ? withSeed(e, seed) : e;
-  }).finally(() => trace?.write());
+    const drew = values.seed === undefined && values.replay === undefined;
+    throw drew ? withSeed(e, seed) : e;
+  }).finally(() => Promise.all([trace?.write(), schedule?.write()]));
   if (values.explain) io.stderr(explainPlan(plan));
   await writeFetches(fetches, fetched, io);
   return { code: 0 };

@@ -9,6 +9,7 @@
  */
 import type { Device } from "../../kernels/device.ts";
 import type { RunTracer } from "./run_tracer.ts";
+import type { ScheduleGate } from "./schedule_gate.ts";
 import type { BlockForeverOptions } from "../../scheduler/block_forever.ts";
 import type { ChannelOpOptions } from "../../scheduler/channel.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
@@ -32,6 +33,8 @@ export interface RunServices {
   readonly cluster?: ClusterSettings;
   /** Records the run's trace, when it is traced (see run_tracer.ts). */
   readonly tracer?: RunTracer;
+  /** Records or replays the run's channel order (`--record`, `--replay`). */
+  readonly schedule?: ScheduleGate;
 }
 
 /** How a run's cluster ops find the workers and this process. */

@@ -16,6 +16,7 @@ import { Tensor } from "../../kernels/tensor.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
 import { Panic } from "../../scheduler/panic.ts";
 import { PARKED } from "../../scheduler/resumer.ts";
+import { TurnWait } from "../core/schedule_gate.ts";
 import { ENDS_ITSELF, exitThread } from "../../scheduler/_thread_control.ts";
 import { InternalError } from "../core/errors.ts";
 import type { PreparedBlock, PreparedOp } from "../core/prepared_block.ts";
@@ -433,6 +434,12 @@ function runOps(
     }
     return i;
   } catch (e) {
+    if (e instanceof TurnWait) {
+      // A replay's op waits for its thread's turn, then runs again.
+      suspension = e.promise;
+      rerun = true;
+      return i;
+    }
     if (!(e instanceof ElementsOnDevice)) {
       throw locatePanic(e, ops[i], scope, thread);
     }

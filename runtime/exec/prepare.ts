@@ -23,6 +23,7 @@ import { varInfoOf } from "../core/var_info.ts";
 import { VarRef } from "../core/var_ref.ts";
 import { privateVariables } from "./private_variables.ts";
 import { tracedOp } from "./traced_op.ts";
+import { scheduledOp } from "./scheduled_op.ts";
 
 /**
  * A program whose blocks are prepared on first use, with the op
@@ -49,6 +50,7 @@ export class PreparedProgram {
   readonly #layouts: (BlockLayout | undefined)[] = [];
   readonly #traced: boolean;
   #private: ReadonlySet<string> | undefined;
+  readonly #scheduled: boolean;
 
   /**
    * Wraps a validated program.
@@ -57,15 +59,19 @@ export class PreparedProgram {
    * @param ops The op definitions, by type (validated against).
    * @param traced Whether its ops tell a run's tracer what they do
    * (traced_op.ts); an untraced program's ops are the ops' own functions.
+   * @param scheduled Whether its channel ops pass a run's schedule gate
+   * (scheduled_op.ts: `--record`, `--replay`).
    */
   constructor(
     desc: ProgramDesc,
     ops: ReadonlyMap<string, OpDef>,
     traced = false,
+    scheduled = false,
   ) {
     this.desc = desc;
     this.#ops = ops;
     this.#traced = traced;
+    this.#scheduled = scheduled;
   }
 
   /**
@@ -180,9 +186,19 @@ export class PreparedProgram {
       [slot, refs(op.inputs, slot)] as const
     );
     const prepared = (def as OpDef).prepare(ctx);
-    const plain = typeof prepared === "function"
+    const own = typeof prepared === "function"
       ? { run: prepared, resume: undefined }
       : prepared;
+    const plain = this.#scheduled
+      ? scheduledOp(own, op.type, {
+        block: block.idx,
+        op: i,
+        channel: refs(op.inputs, "Channel")[0],
+        out: op.type === "channel_create"
+          ? refs(op.outputs, "Out")[0]
+          : undefined,
+      })
+      : own;
     const { run, resume } = this.#traced
       ? tracedOp(plain, op.type, block.idx, i)
       : plain;

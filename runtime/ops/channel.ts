@@ -84,8 +84,11 @@ export function makeTensorChannel(
  * ```
  */
 export function checkElementType(ch: TensorChannel, x: Tensor): void {
+  // The tag's low byte is the dtype; a recorded run keeps the channel's
+  // index above it (runtime/core/schedule_gate.ts).
+  const tag = ch instanceof SharedChannel ? channelTag(ch) & 0xff : 0;
   const dtype = ch instanceof SharedChannel
-    ? (channelTag(ch) === 0 ? undefined : dtypeOfCode(channelTag(ch) - 1))
+    ? (tag === 0 ? undefined : dtypeOfCode(tag - 1))
     : ELEMENT_TYPES.get(ch);
   if (dtype !== undefined && dtype !== x.dtype) {
     throw new Panic(`send of a tensor of ${x.dtype} on a channel of ${dtype}`);

@@ -159,8 +159,13 @@ const selectOp = defineOp({
     // A parked select returns PARKED (local or shared alike), and
     // `resume` runs the chosen case; once that case's block has ended
     // after suspending, `resume` runs again with nothing.
+    const [, block, index] = /^block (\d+) op (\d+)/.exec(ctx.location)!
+      .map(Number);
     return {
       run(scope, thread) {
+        if (thread.run.schedule !== undefined) {
+          return scheduledSelect(prepared, scope, thread, block, index);
+        }
         const cases = prepared.map((c) => toCase(c, scope));
         const pool = poolOf(thread.run);
         const chosen = pool === undefined
@@ -177,11 +182,64 @@ const selectOp = defineOp({
       },
       resume(scope, chosen, thread) {
         if (chosen === undefined) return; // the case's block has ended
-        return finish(prepared, chosen as SelectResult, scope, thread);
+        const result = chosen as SelectResult;
+        thread.run.schedule?.chose(thread.thread, result.index);
+        return finish(prepared, result, scope, thread);
       },
     };
   },
 });
+
+// A select of a recorded or replayed run (runtime/core/schedule_gate.ts):
+// recording, it runs as usual between the gate's enter and leave, and its
+// choice is noted; replaying, every case but the recorded one is made a
+// nil channel, so the select takes that one, in its turn.
+function scheduledSelect(
+  prepared: readonly PreparedCase[],
+  scope: Scope,
+  thread: ThreadContext,
+  block: number,
+  index: number,
+): void | Promise<unknown> {
+  const gate = thread.run.schedule!;
+  const cases = prepared.map((c) => toCase(c, scope));
+  const channels = cases.map((c) => {
+    const ch = c.recv ?? c.send;
+    return ch === undefined || ch === null ? -1 : gate.indexOf(ch);
+  });
+  const forced = gate.enterSelect(channels, thread.thread, block, index);
+  if (forced !== -2) {
+    cases.forEach((c, i) => {
+      if (i === forced) return;
+      cases[i] = c.send !== undefined
+        ? { send: null, value: c.value }
+        : { recv: null };
+    });
+  }
+  let chosen: SelectResult | Promise<SelectResult>;
+  try {
+    const pool = poolOf(thread.run);
+    chosen = pool === undefined
+      ? select(cases as SelectCase[], thread.resumeAs)
+      : selectShared(
+        pool.member,
+        cases as SharedCase[],
+        thread.thread.random,
+        thread.thread,
+        thread.resumer,
+      );
+  } catch (e) {
+    // A send on a closed channel panics while choosing; replay lets that
+    // select choose freely, as it did (its draws are the thread's own).
+    if (forced === -2) gate.chose(thread.thread, -2);
+    throw e;
+  } finally {
+    gate.leaveSelect(channels, forced);
+  }
+  if (chosen instanceof Promise) return chosen;
+  gate.chose(thread.thread, chosen.index);
+  return finish(prepared, chosen, scope, thread);
+}
 
 // Send values and channels are read here, once, when the select starts.
 // A case as both selects take it: channels of one worker for select(),

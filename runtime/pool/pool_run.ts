@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { type ScheduleGate, TURN_MESSAGE } from "../core/schedule_gate.ts";
 import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
@@ -218,8 +219,36 @@ export class PoolRun implements PoolServices {
    */
   onMessage(message: number): void {
     if (message === PRINT_LOG) return this.printLog();
+    if (message === TURN_MESSAGE) return this.#turn();
     if (RowSplit.isTicket(message)) return this.#help(message);
     this.#spawns.start(message);
+  }
+
+  // A replay's cursor moved on another worker: this worker's threads that
+  // wait for their turn look again. The poster counted the message as
+  // activity (ScheduleGate.wakeWorkers); it ends here.
+  #turn(): void {
+    this.#services?.schedule?.turnMessage();
+    this.member.changed(-1);
+  }
+
+  /**
+   * Lets a recorded or replayed run's gate wake other workers' threads
+   * that wait for their turn: a turn message to each, counted as activity
+   * until it is handled, so the run never looks deadlocked meanwhile.
+   *
+   * @param gate This worker's gate.
+   */
+  wakeTurnsWith(gate: ScheduleGate): void {
+    const m = this.member;
+    gate.wakeWorkers = (workers) => {
+      m.lock();
+      for (const w of workers) {
+        m.changed(1);
+        m.post(w, TURN_MESSAGE);
+      }
+      m.unlock();
+    };
   }
 
   // Helps with another worker's split kernel; a traced run shows it as a

@@ -36,6 +36,7 @@ import {
 import type { StartedWorkers } from "./worker_start.ts";
 import { gemmModule } from "../../kernels/cpu/wasm/gemm.ts";
 import type { RunTracer } from "../core/run_tracer.ts";
+import type { ScheduleGate } from "../core/schedule_gate.ts";
 
 /** What {@linkcode runWithPool} runs, and with what. */
 export interface PooledRunOptions {
@@ -67,6 +68,8 @@ export interface PooledRunOptions {
    * @default {undefined}
    */
   readonly started?: StartedWorkers;
+  /** The run's recorder or replayer on the main thread, if any. */
+  readonly schedule?: ScheduleGate;
 }
 
 /**
@@ -122,8 +125,10 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     pool,
     cluster: options.cluster,
     tracer: options.tracer,
+    schedule: options.schedule,
   };
   pool.attach(services);
+  if (options.schedule !== undefined) pool.wakeTurnsWith(options.schedule);
   const failed = new AbortController();
   const workers = new WorkerPool({
     heap,
@@ -136,6 +141,10 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     traceOrigin: options.tracer?.origin,
     modules: poolModules(),
     started: options.started,
+    schedule: options.schedule === undefined ? undefined : {
+      shared: options.schedule.shared,
+      record: options.schedule.record,
+    },
   });
   member.start({
     onQuiet: () => workers.quiet(),

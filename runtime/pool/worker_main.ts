@@ -28,6 +28,7 @@ import type { PooledRunServices } from "../core/_pool_services.ts";
 import type { WorkerInit, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
 import { RunTracer } from "../core/run_tracer.ts";
+import { ScheduleGate } from "../core/schedule_gate.ts";
 import { installTracer } from "./trace_hooks.ts";
 
 let running:
@@ -57,7 +58,22 @@ function start(init: WorkerInit): void {
     tracer = new RunTracer({ worker: init.self, origin: init.traceOrigin });
     installTracer(tracer);
   }
-  const prepared = new PreparedProgram(desc, OPS, tracer !== undefined);
+  const schedule = init.schedule === undefined
+    ? undefined
+    : init.schedule.record === undefined
+    ? ScheduleGate.recorder(init.self, init.workers, init.schedule.shared)
+    : ScheduleGate.replayer(
+      init.schedule.record,
+      init.self,
+      init.workers,
+      init.schedule.shared,
+    );
+  const prepared = new PreparedProgram(
+    desc,
+    OPS,
+    tracer !== undefined,
+    schedule !== undefined,
+  );
   const scheduler = new Scheduler({
     seed: init.seed,
     threadContext: false,
@@ -82,8 +98,10 @@ function start(init: WorkerInit): void {
     pool,
     cluster: init.cluster,
     tracer,
+    schedule,
   };
   pool.attach(services);
+  if (schedule !== undefined) pool.wakeTurnsWith(schedule);
   member.start({
     onQuiet: () => report({ type: "quiet" }),
     onMessage: (m) => pool.onMessage(m),

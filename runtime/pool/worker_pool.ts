@@ -12,6 +12,8 @@
  *
  * @module
  */
+import type { ScheduleShared } from "../core/schedule_gate.ts";
+import type { ScheduleRecord } from "../core/schedule_file.ts";
 import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { ProgramError } from "../core/errors.ts";
 import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
@@ -44,6 +46,8 @@ export interface WorkerInit {
    * `gemmShared`: over the heap).
    */
   readonly modules: PoolModules;
+  /** Set when the run is recorded or replayed (`ScheduleGate`). */
+  readonly schedule?: WorkerSchedule;
 }
 
 /** Compiled WebAssembly modules a worker adopts (see `WorkerInit`). */
@@ -52,6 +56,14 @@ export interface PoolModules {
   readonly gemm: WebAssembly.Module;
   /** The GEMM module over a shared memory (a product split by rows). */
   readonly gemmShared: WebAssembly.Module;
+}
+
+/** What a worker needs to record or replay its part of a run. */
+export interface WorkerSchedule {
+  /** The shared memory of the main thread's gate. */
+  readonly shared: ScheduleShared;
+  /** The record being replayed, if replaying. */
+  readonly record?: ScheduleRecord;
 }
 
 /** What a worker tells the main thread. */
@@ -92,6 +104,8 @@ export interface WorkerPoolOptions {
   readonly cluster?: ClusterSettings;
   /** Set when the run is traced: when its trace began (epoch ms). */
   readonly traceOrigin?: number;
+  /** Set when the run is recorded or replayed. */
+  readonly schedule?: WorkerSchedule;
   /** The main thread's own threads, for dumps. */
   readonly localThreads: () => readonly ThreadInfo[];
   /** Ends the run with a panic or a deadlock. */
@@ -194,6 +208,7 @@ export class WorkerPool implements PoolHandle {
         cluster: options.cluster,
         traceOrigin: options.traceOrigin,
         modules: options.modules,
+        schedule: options.schedule,
       };
       worker.postMessage(init);
       this.#workers.push(worker);

@@ -27,6 +27,15 @@ import { MAX_WORKERS, planRun, type RunPlan } from "./run_plan.ts";
 import type { Value } from "../core/value.ts";
 import { RunTracer } from "../core/run_tracer.ts";
 import type { TraceEvent } from "../core/trace_event.ts";
+import { ScheduleGate } from "../core/schedule_gate.ts";
+import {
+  encodeSchedule,
+  scheduleFingerprint,
+  type ScheduleRecord,
+} from "../core/schedule_file.ts";
+import { toBinary } from "@bufbuild/protobuf";
+import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
+import { encodeNpy } from "../../kernels/npy.ts";
 
 /** A program and the tensors of its persistable variables. */
 export interface ProgramWithParameters {
@@ -145,6 +154,18 @@ export interface ExecutorOptions {
    * ```
    */
   trace?: (events: TraceEvent[]) => void;
+  /**
+   * Records each run's channel order (`record` gets the record file's
+   * bytes when the run ends, however it ends), or replays a record
+   * (`replay`: the run follows it, with its seed, on any worker count, and
+   * a run that cannot follow it fails with a ProgramError naming the first
+   * divergence). See runtime/core/schedule_gate.ts.
+   *
+   * @default {undefined}
+   */
+  schedule?:
+    | { readonly record: (bytes: Uint8Array) => void }
+    | { readonly replay: ScheduleRecord; readonly file: string };
 }
 
 const encoder = new TextEncoder();
@@ -192,6 +213,7 @@ export class Executor {
   readonly #workers: number | "auto";
   readonly #onPool: ((pool: PoolHandle) => void) | undefined;
   readonly #trace: ((events: TraceEvent[]) => void) | undefined;
+  readonly #schedule: ExecutorOptions["schedule"];
 
   /**
    * Makes an executor.
@@ -216,6 +238,7 @@ export class Executor {
     this.#workers = workers;
     this.#onPool = options.onPool;
     this.#trace = options.trace;
+    this.#schedule = options.schedule;
   }
 
   /**
@@ -270,7 +293,21 @@ export class Executor {
   ): Promise<RunResult> {
     validateProgram(desc, { file: options.file });
     const tracer = this.#trace && new RunTracer();
-    const prepared = new PreparedProgram(desc, OPS, tracer !== undefined);
+    const schedule = this.#schedule;
+    const fingerprint = schedule &&
+      await runFingerprint(desc, options.feeds ?? {});
+    if (schedule !== undefined && "replay" in schedule) {
+      checkRecordFits(schedule.replay, fingerprint!, schedule.file);
+    }
+    const seed = schedule !== undefined && "replay" in schedule
+      ? schedule.replay.seed
+      : this.#seed;
+    const prepared = new PreparedProgram(
+      desc,
+      OPS,
+      tracer !== undefined,
+      schedule !== undefined,
+    );
     const main = prepared.block(0);
     const scope = options.scope ?? new Scope(main.layout);
     if (scope.layout.names.join("\0") !== main.layout.names.join("\0")) {
@@ -293,7 +330,7 @@ export class Executor {
     // No async context per green thread: every op names its thread from its
     // ThreadContext, and a million parked threads fit in 1 GiB.
     const scheduler = new Scheduler({
-      seed: this.#seed,
+      seed,
       threadContext: false,
       tracer,
     });
@@ -302,6 +339,12 @@ export class Executor {
       workers: this.#workers,
       feeds: options.feeds,
     });
+    const workers = plan.workers;
+    const gate = schedule === undefined
+      ? undefined
+      : "replay" in schedule
+      ? ScheduleGate.replayer(schedule.replay, 0, workers)
+      : ScheduleGate.recorder(0, workers);
     const hooks = tracer &&
       (await import("../pool/trace_hooks.ts")).installTracer(tracer);
     const fetched: Record<string, Value> = {};
@@ -309,7 +352,11 @@ export class Executor {
       await this.#runOn(plan, prepared, scheduler, scope, {
         ...options,
         startedWorkers: started,
-      }, tracer);
+      }, {
+        tracer,
+        seed,
+        gate,
+      });
       for (const name of fetch) {
         fetched[name] = scope.get(name);
         if (fetched[name] === undefined) {
@@ -320,8 +367,17 @@ export class Executor {
       await readBack(Object.values(fetched));
     } catch (e) {
       if (e instanceof Deadlock) tracer?.deadlocked(e.message);
-      throw e;
+      // A replay that stalls with threads waiting for their turn diverged.
+      const diverged = e instanceof Deadlock && gate?.record !== undefined
+        ? gate.stall()
+        : undefined;
+      throw diverged ?? e;
     } finally {
+      if (
+        gate !== undefined && schedule !== undefined && "record" in schedule
+      ) {
+        schedule.record(encodeSchedule(gate.finish(fingerprint!, seed)));
+      }
       hooks?.uninstall();
       if (tracer !== undefined) this.#trace!(tracer.finish());
     }
@@ -335,8 +391,9 @@ export class Executor {
     scheduler: Scheduler,
     scope: Scope,
     options: RunOptions,
-    tracer: RunTracer | undefined,
+    run: { tracer?: RunTracer; seed: number; gate?: ScheduleGate },
   ): Promise<void> {
+    const { tracer, seed, gate } = run;
     if (plan.workers > 1) {
       // The pool's modules load only for a run that uses them.
       const { runWithPool } = await import("../pool/run_with_pool.ts");
@@ -347,21 +404,23 @@ export class Executor {
         signal: options.signal,
         device: plan.device,
         workers: plan.workers,
-        seed: this.#seed,
+        seed,
         print: this.#print,
         cluster: this.#cluster,
         onPool: this.#onPool,
         tracer,
         started: options.startedWorkers,
+        schedule: gate,
       });
     }
     const services: RunServices = {
       scheduler,
       device: plan.device,
-      seed: this.#seed,
+      seed,
       print: this.#print,
       cluster: this.#cluster,
       tracer,
+      schedule: gate,
     };
     const main = prepared.block(0);
     await scheduler.run(
@@ -369,4 +428,27 @@ export class Executor {
       { signal: options.signal },
     );
   }
+}
+
+// The fingerprint a record carries: the program and its feeds.
+function runFingerprint(
+  desc: ProgramDesc,
+  feeds: Readonly<Record<string, Tensor>>,
+): Promise<Uint8Array> {
+  return scheduleFingerprint(
+    toBinary(ProgramDescSchema, desc),
+    Object.entries(feeds).map(([name, t]) => [name, encodeNpy(t)] as const),
+  );
+}
+
+// A replayed record must come from this program with these feeds.
+function checkRecordFits(
+  record: ScheduleRecord,
+  fingerprint: Uint8Array,
+  file: string,
+): void {
+  if (record.fingerprint.every((b, i) => b === fingerprint[i])) return;
+  throw new ProgramError(
+    `--replay: "${file}" was recorded from another program or other feeds`,
+  );
 }

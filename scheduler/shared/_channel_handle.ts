@@ -578,3 +578,37 @@ function tearDown<T>(
   heap.freeData(zero);
   heap.freeControl(heap.i32[c + C_BLOCK]);
 }
+
+/**
+ * Sets the number a channel's user keeps with it (see `channelTag`); only
+ * before the channel is shared, as nothing orders this write with readers.
+ *
+ * @typeParam T The channel's values.
+ * @param ch The channel.
+ * @param tag The new tag.
+ *
+ * @example Usage
+ * ```ts
+ * import { channelTag, createSharedChannel, setChannelTag } from "./_channel_handle.ts";
+ * import { SharedHeap } from "./heap.ts";
+ * import { PoolMember } from "./pool_member.ts";
+ * import { Scheduler } from "../scheduler.ts";
+ * import { createWakeRings } from "./wake_ring.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * createWakeRings(heap, 1);
+ * const member = new PoolMember(heap, 0, new Scheduler({ threadContext: false }));
+ * const codec = {
+ *   byteLength: () => 8,
+ *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
+ *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
+ * };
+ * const ch = createSharedChannel(member, 0, codec, 0, 4);
+ * setChannelTag(ch, 260);
+ * assertEquals(channelTag(ch), 260);
+ * ```
+ */
+export function setChannelTag<T>(ch: SharedChannel<T>, tag: number): void {
+  lent.member(ch).heap.i32[(lent.record(ch) >> 2) + C_TAG] = tag;
+}

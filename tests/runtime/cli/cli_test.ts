@@ -299,6 +299,12 @@ Deno.test("the CLI runs every example with exit 0 and its output", async () => {
   }
 });
 
+Deno.test("the CLI takes `run PROGRAM` as the bare `PROGRAM`", async () => {
+  const bare = await runRill([examplePath("mult"), "--workers", "1"]);
+  const named = await runRill(["run", examplePath("mult"), "--workers", "1"]);
+  assertEquals([named.code, named.stdout, named.stderr], [0, bare.stdout, ""]);
+});
+
 Deno.test("the CLI prints usage for --help and -h with exit 0", async () => {
   const [help, h] = await Promise.all([runRill(["--help"]), runRill(["-h"])]);
   for (const r of [help, h]) {

@@ -1,0 +1,329 @@
+// The record file of `--record` / `--replay`: what a run's green threads
+// did on each channel, in order, and which case each select took.
+//
+// Layout (every number an unsigned LEB128 varint unless said otherwise):
+//   "RILLSCHD"                  8 bytes of magic
+//   version                     one byte, SCHEDULE_VERSION
+//   fingerprint                 32 bytes: SHA-256 of the program and feeds
+//   seed
+//   threads: n, then n lineage keys (a thread's stream key, which names
+//     it the same way on any worker count; index 0 is the main thread)
+//   channels: n, then per channel its creator's thread index and its
+//     ordinal among the channels that thread made
+//   per channel: n events, then per event: thread index, kind (0 send,
+//     1 recv, 2 close, 3 + i case i of a select), block, op
+//   per thread: n select choices, then each choice + 2 (0: panicked,
+//     1: never chose)
+//
+// Invariants: indices in events name entries of the tables above; the
+// decoder checks each, so a replay never indexes past a table.
+
+import { ProgramError } from "./errors.ts";
+
+/** The record format's version; a file of another one is refused. */
+export const SCHEDULE_VERSION = 1;
+const MAGIC = "RILLSCHD";
+const FINGERPRINT_BYTES = 32;
+
+/** Event kinds; a select's case i is `CASE_BASE + i`. */
+export const SEND = 0;
+/** A receive. */
+export const RECV = 1;
+/** A close. */
+export const CLOSE = 2;
+/** The first select case's kind. */
+export const CASE_BASE = 3;
+
+/** One attempt of a green thread on a channel. */
+export interface ScheduleEvent {
+  /** Index into `threads`. */
+  readonly thread: number;
+  /** SEND, RECV, CLOSE or CASE_BASE + case. */
+  readonly kind: number;
+  /** The op's block. */
+  readonly block: number;
+  /** The op's index in its block. */
+  readonly op: number;
+}
+
+/** Words per event in `ScheduleChannel.events`: thread, kind, block, op. */
+export const EVENT_WORDS = 4;
+
+/** A channel made by a program's `channel_create`. */
+export interface ScheduleChannel {
+  /** Index into `threads` of the thread that made it. */
+  readonly creator: number;
+  /** How many channels that thread had made before it. */
+  readonly ordinal: number;
+  /**
+   * Its attempts in the order they took the channel, EVENT_WORDS each
+   * (packed: a record of a long run holds millions).
+   */
+  readonly events: Int32Array;
+}
+
+/**
+ * Event `i` of a channel, or undefined past its last.
+ *
+ * @param events A channel's packed events.
+ * @param i The event's place.
+ * @returns The event.
+ *
+ * @example Usage
+ * ```ts
+ * import { eventAt } from "./schedule_file.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const events = Int32Array.of(1, 0, 2, 3);
+ * assertEquals(eventAt(events, 0), { thread: 1, kind: 0, block: 2, op: 3 });
+ * assertEquals(eventAt(events, 1), undefined);
+ * ```
+ */
+export function eventAt(
+  events: Int32Array,
+  i: number,
+): ScheduleEvent | undefined {
+  const at = i * EVENT_WORDS;
+  if (at >= events.length) return undefined;
+  return {
+    thread: events[at],
+    kind: events[at + 1],
+    block: events[at + 2],
+    op: events[at + 3],
+  };
+}
+
+/** A decoded record. */
+export interface ScheduleRecord {
+  /** SHA-256 of the program and its feeds. */
+  readonly fingerprint: Uint8Array;
+  /** The run's seed. */
+  readonly seed: number;
+  /** Lineage keys of the threads, main first. */
+  readonly threads: readonly number[];
+  /** The channels by index. */
+  readonly channels: readonly ScheduleChannel[];
+  /**
+   * Per thread, each select's chosen case in order (-1: never chose, -2:
+   * panicked choosing, as a send on a closed channel does).
+   */
+  readonly choices: readonly (readonly number[])[];
+}
+
+/**
+ * Encodes a record.
+ *
+ * @param record The record.
+ * @returns Its bytes.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeSchedule, encodeSchedule } from "./schedule_file.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const record = {
+ *   fingerprint: new Uint8Array(32),
+ *   seed: 7,
+ *   threads: [0, 12345],
+ *   channels: [{ creator: 0, ordinal: 0, events: Int32Array.of(1, 0, 1, 0) }],
+ *   choices: [[], [2, -1]],
+ * };
+ * assertEquals(decodeSchedule(encodeSchedule(record), "r.bin"), record);
+ * ```
+ */
+export function encodeSchedule(record: ScheduleRecord): Uint8Array {
+  const out = new VarintWriter(
+    64 + record.channels.reduce((n, c) => n + c.events.length * 5 + 10, 0),
+  );
+  out.bytes(new TextEncoder().encode(MAGIC));
+  out.bytes([SCHEDULE_VERSION]);
+  out.bytes(record.fingerprint);
+  out.big(record.seed);
+  out.uint(record.threads.length);
+  for (const key of record.threads) out.uint(key >>> 0);
+  out.uint(record.channels.length);
+  for (const c of record.channels) {
+    out.uint(c.creator);
+    out.uint(c.ordinal);
+  }
+  for (const c of record.channels) {
+    out.uint(c.events.length / EVENT_WORDS);
+    out.words(c.events);
+  }
+  for (const list of record.choices) {
+    out.uint(list.length);
+    for (const choice of list) out.uint(choice + 2);
+  }
+  return out.done();
+}
+
+// Unsigned LEB128 into a buffer that grows; a class with private fields,
+// as a closure over a reassigned buffer costs V8 several times as much.
+class VarintWriter {
+  #buf: Uint8Array;
+  #at = 0;
+
+  constructor(size: number) {
+    this.#buf = new Uint8Array(size);
+  }
+
+  bytes(bytes: ArrayLike<number>): void {
+    this.#room(bytes.length);
+    this.#buf.set(bytes, this.#at);
+    this.#at += bytes.length;
+  }
+
+  // n in [0, 2^32).
+  uint(n: number): void {
+    this.#room(5);
+    const buf = this.#buf;
+    let at = this.#at;
+    while (n > 0x7f) {
+      buf[at++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    buf[at++] = n;
+    this.#at = at;
+  }
+
+  // Non-negative int32 words, each a varint.
+  words(words: Int32Array): void {
+    this.#room(words.length * 5);
+    const buf = this.#buf;
+    let at = this.#at;
+    for (let i = 0; i < words.length; i++) {
+      let n = words[i];
+      while (n > 0x7f) {
+        buf[at++] = (n & 0x7f) | 0x80;
+        n >>>= 7;
+      }
+      buf[at++] = n;
+    }
+    this.#at = at;
+  }
+
+  // n in [0, 2^53).
+  big(n: number): void {
+    this.#room(8);
+    for (n = Math.trunc(n); n >= 0x80; n = Math.floor(n / 128)) {
+      this.#buf[this.#at++] = (n % 128) | 0x80;
+    }
+    this.#buf[this.#at++] = n;
+  }
+
+  done(): Uint8Array {
+    return this.#buf.slice(0, this.#at);
+  }
+
+  #room(n: number): void {
+    if (this.#at + n <= this.#buf.length) return;
+    const bigger = new Uint8Array(Math.max(this.#buf.length * 2, this.#at + n));
+    bigger.set(this.#buf);
+    this.#buf = bigger;
+  }
+}
+
+/**
+ * Decodes a record, refusing what is not one.
+ *
+ * @param bytes The file's bytes.
+ * @param file The file's name, for errors.
+ * @returns The record.
+ * @throws {ProgramError} `--replay: "f": not a Rill record (…)`.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeSchedule } from "./schedule_file.ts";
+ * import { assertThrows } from "@std/assert";
+ *
+ * assertThrows(() => decodeSchedule(new Uint8Array([1, 2, 3]), "x.bin"), Error, "not a Rill record");
+ * ```
+ */
+export function decodeSchedule(
+  bytes: Uint8Array,
+  file: string,
+): ScheduleRecord {
+  const bad = (why: string) =>
+    new ProgramError(`--replay: "${file}": not a Rill record (${why})`);
+  const magic = new TextDecoder().decode(bytes.subarray(0, MAGIC.length));
+  if (magic !== MAGIC) throw bad("no RILLSCHD header");
+  const version = bytes[MAGIC.length];
+  if (version !== SCHEDULE_VERSION) {
+    throw new ProgramError(
+      `--replay: "${file}": record version ${version}, this Rill reads ${SCHEDULE_VERSION}`,
+    );
+  }
+  let at = MAGIC.length + 1;
+  const fingerprint = bytes.slice(at, at + FINGERPRINT_BYTES);
+  at += FINGERPRINT_BYTES;
+  const get = (limit = Number.MAX_SAFE_INTEGER): number => {
+    let n = 0;
+    for (let scale = 1;; scale *= 128) {
+      if (at >= bytes.length) throw bad("cut short");
+      const b = bytes[at++];
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) break;
+      if (scale > 2 ** 49) throw bad("a number too long");
+    }
+    if (n > limit) throw bad(`a number ${n} out of range`);
+    return n;
+  };
+  const seed = get();
+  const threads = Array.from({ length: get(bytes.length) }, () => get());
+  const n = threads.length;
+  const heads = Array.from({ length: get(bytes.length) }, () => ({
+    creator: get(n - 1),
+    ordinal: get(),
+  }));
+  const channels = heads.map((h) => {
+    const events = new Int32Array(get(bytes.length) * EVENT_WORDS);
+    for (let i = 0; i < events.length; i += EVENT_WORDS) {
+      events[i] = get(n - 1);
+      events[i + 1] = get(2 ** 31 - 1);
+      events[i + 2] = get(2 ** 31 - 1);
+      events[i + 3] = get(2 ** 31 - 1);
+    }
+    return { ...h, events };
+  });
+  const choices = threads.map(() =>
+    Array.from({ length: get(bytes.length) }, () => get() - 2)
+  );
+  if (at !== bytes.length) throw bad(`${bytes.length - at} bytes left over`);
+  return { fingerprint, seed, threads, channels, choices };
+}
+
+/**
+ * The fingerprint a record carries: SHA-256 of the program's bytes and of
+ * each feed (name, dtype, shape, elements), in name order.
+ *
+ * @param program The program, binary.
+ * @param feeds The feeds as name and bytes that describe them.
+ * @returns 32 bytes.
+ *
+ * @example Usage
+ * ```ts
+ * import { scheduleFingerprint } from "./schedule_file.ts";
+ * import { assertEquals, assertNotEquals } from "@std/assert";
+ *
+ * const a = await scheduleFingerprint(new Uint8Array([1]), []);
+ * assertEquals(a.length, 32);
+ * assertNotEquals(a, await scheduleFingerprint(new Uint8Array([2]), []));
+ * ```
+ */
+export async function scheduleFingerprint(
+  program: Uint8Array,
+  feeds: readonly (readonly [string, Uint8Array])[],
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [program];
+  const text = new TextEncoder();
+  for (const [name, bytes] of [...feeds].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
+    parts.push(text.encode(`\0${name}\0${bytes.length}\0`), bytes);
+  }
+  const all = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", all));
+}

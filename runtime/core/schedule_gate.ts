@@ -1,0 +1,703 @@
+// Recording and replaying the order of a run's channel operations
+// (`--record`, `--replay`; docs/architecture.md §4, Record and replay).
+//
+// What is recorded is each green thread's *attempt* on a channel: the
+// moment a send, receive, close or select takes the channel's state, in
+// the order the channel saw them. A channel's state after a sequence of
+// attempts depends only on that sequence (a parked waiter is the attempt
+// that queued it; a waker completes it within its own attempt), so
+// replaying each channel's attempts in the recorded order, with each
+// select forced to the case it took, hands every value to the same
+// receiver. Attempts on different channels stay free to interleave.
+//
+// Recording: a select's attempt is noted on every case's channel and its
+// choice once it is made; the file keeps only the chosen case's attempt
+// (the others never took a value, or the select would have chosen them).
+// On a pool of workers, attempts on one channel are put in order by a
+// spin lock per channel, held from before the attempt's sequence number
+// is taken until the attempt returns, so the numbers follow the order in
+// which the channel's own lock (or its lock-free path) took them.
+//
+// Replay: a thread about to attempt checks the channel's cursor. If the
+// event there is its own, it attempts and moves the cursor on; if the
+// event is its own but another op or kind, the replay has diverged (a
+// ProgramError naming both); otherwise it parks on a bell (a local
+// channel, so a stall is a deadlock the scheduler sees) and tries again
+// when woken. A cursor that moves wakes this worker's bells of that
+// channel and posts a turn message to every other worker with bells.
+//
+// Shared state lives in two fixed-size SharedArrayBuffers that every worker
+// of a run maps: `counters` (header, then CHANNEL_WORDS per channel) and
+// `events` (a recording's attempts, choices and channels, 8 words each).
+//
+// Invariants:
+//   A channel's index is given once, by its creator, before the channel
+//   is shared; a shared channel carries it in its tag's high bits.
+//   A bell is registered before the cursor is read again, and a cursor
+//   moves before bells are rung: no wake-up is lost.
+
+import { Channel } from "../../scheduler/channel.ts";
+import type { GreenThread } from "../../scheduler/green_thread.ts";
+import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
+import {
+  channelTag,
+  setChannelTag,
+} from "../../scheduler/shared/_channel_handle.ts";
+import { ProgramError } from "./errors.ts";
+import {
+  CASE_BASE,
+  EVENT_WORDS,
+  eventAt,
+  type ScheduleEvent,
+  type ScheduleRecord,
+} from "./schedule_file.ts";
+
+/** The memory a run's workers share for recording or replay. */
+export interface ScheduleShared {
+  /** Header and per-channel words. */
+  readonly counters: SharedArrayBuffer;
+  /** A recording's entries. */
+  readonly events: SharedArrayBuffer;
+}
+
+/**
+ * Thrown by an op whose thread must wait for its turn: the block runner
+ * awaits `promise`, then runs the op again.
+ */
+export class TurnWait {
+  /** @param promise Settles when the thread's turn may have come. */
+  constructor(readonly promise: Promise<unknown>) {}
+}
+
+// Header words of `counters`.
+const NEXT_CHANNEL = 0;
+const WAITING = 1; // one word per worker: bells parked there
+const HEADER = 260;
+// Per channel: sequence (recording) or cursor (replay), lock, and the
+// last thread that waited there (its record index, kind, block, op).
+const CHANNEL_WORDS = 6;
+const SEQ = 0;
+const LOCK = 1;
+const W_THREAD = 2;
+const W_KIND = 3;
+const W_BLOCK = 4;
+const W_OP = 5;
+// Entries of `events`: word 0 counts the words used.
+const ENTRY = 8;
+const ATTEMPT = 1;
+const CHOICE = 2;
+const MADE = 3;
+// At most 2^18 channels and 2^21 recorded attempts (64 MiB of entries):
+// V8 counts a shared buffer's whole size as external memory, and larger
+// ones make it collect garbage more often in every run that records.
+const MAX_CHANNELS = 1 << 18;
+const EVENT_BYTES = 64 << 20;
+// Words per chunk of entries on one worker (256 KiB).
+const CHUNK = 65536;
+// A select's recorded choice when it panicked instead of choosing.
+const PANICKED = -2;
+// Tag bits below this are the runtime's own (a channel's dtype).
+const TAG_SHIFT = 8;
+
+/** The message a worker posts to wake another worker's bells. */
+export const TURN_MESSAGE = 2;
+
+// Per thread: channels made, selects started, the select waiting for
+// its turn.
+interface ThreadMarks {
+  made: number;
+  selects: number;
+  pending: number;
+}
+
+/**
+ * One worker's recorder or replayer of the run's channel order.
+ *
+ * @example Usage
+ * ```ts
+ * import { ScheduleGate } from "./schedule_gate.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const gate = ScheduleGate.recorder(0, 1);
+ * assertEquals(gate.mode, "record");
+ * ```
+ */
+export class ScheduleGate {
+  /** Recording or replaying. */
+  readonly mode: "record" | "replay";
+  readonly #worker: number;
+  readonly #pooled: boolean;
+  // Shared (fixed size) on a pool; else private, grown by copying.
+  #counters: Int32Array;
+  #events: Int32Array;
+  // On one worker, the full chunks of entries before #events (never
+  // copied: a run's entries are written once and read once, at the end).
+  readonly #full: Int32Array[] = [];
+  /** The record being replayed; undefined when recording. */
+  readonly record: ScheduleRecord | undefined;
+  readonly #threadIndex = new Map<number, number>();
+  readonly #channelIndex = new Map<string, number>();
+  readonly #local = new WeakMap<Channel<unknown>, number>();
+  readonly #marks = new WeakMap<GreenThread, ThreadMarks>();
+  readonly #bells = new Map<number, Channel<boolean>[]>();
+  /** Wakes another worker's bells (a pool sets it). */
+  wakeWorkers: ((workers: number[]) => void) | undefined = undefined;
+
+  private constructor(
+    mode: "record" | "replay",
+    worker: number,
+    workers: number,
+    record: ScheduleRecord | undefined,
+    shared: ScheduleShared | undefined,
+  ) {
+    this.mode = mode;
+    this.#worker = worker;
+    this.#pooled = workers > 1;
+    // On a pool, fixed sizes: a view of a growable SharedArrayBuffer costs
+    // ~30 times as much per access, and the OS commits a fixed one's pages
+    // only when touched. On one worker, private arrays, grown by copying.
+    const channels = record?.channels.length ?? 0;
+    const buffers = shared ?? (this.#pooled
+      ? {
+        counters: new SharedArrayBuffer(
+          (HEADER + MAX_CHANNELS * CHANNEL_WORDS) * 4,
+        ),
+        events: new SharedArrayBuffer(EVENT_BYTES),
+      }
+      : {
+        counters: new ArrayBuffer(
+          (HEADER + Math.max(64, channels) * CHANNEL_WORDS) * 4,
+        ),
+        events: new ArrayBuffer(CHUNK * 4),
+      });
+    this.#counters = new Int32Array(buffers.counters);
+    this.#events = new Int32Array(buffers.events);
+    if (shared === undefined) this.#events[0] = ENTRY;
+    this.record = record;
+    record?.threads.forEach((key, i) => this.#threadIndex.set(key, i));
+    record?.channels.forEach((c, i) =>
+      this.#channelIndex.set(`${record.threads[c.creator]}:${c.ordinal}`, i)
+    );
+  }
+
+  /**
+   * The memory a pooled run's workers share (only on a pool).
+   *
+   * @returns The buffers.
+   */
+  get shared(): ScheduleShared {
+    return {
+      counters: this.#counters.buffer as SharedArrayBuffer,
+      events: this.#events.buffer as SharedArrayBuffer,
+    };
+  }
+
+  /**
+   * A recorder.
+   *
+   * @param worker This worker's index.
+   * @param workers The run's worker count.
+   * @param shared The main thread's shared memory (on a worker).
+   * @returns The gate.
+   */
+  static recorder(
+    worker: number,
+    workers: number,
+    shared?: ScheduleShared,
+  ): ScheduleGate {
+    return new ScheduleGate("record", worker, workers, undefined, shared);
+  }
+
+  /**
+   * A replayer of `record`.
+   *
+   * @param record The decoded record.
+   * @param worker This worker's index.
+   * @param workers The run's worker count.
+   * @param shared The main thread's shared memory (on a worker).
+   * @returns The gate.
+   */
+  static replayer(
+    record: ScheduleRecord,
+    worker: number,
+    workers: number,
+    shared?: ScheduleShared,
+  ): ScheduleGate {
+    return new ScheduleGate("replay", worker, workers, record, shared);
+  }
+
+  /**
+   * Gives a channel `thread` just made its index (`channel_create`).
+   *
+   * @param ch The channel.
+   * @param thread Its creator.
+   */
+  made(
+    ch: Channel<unknown> | SharedChannel<unknown>,
+    thread: GreenThread,
+  ): void {
+    const marks = this.#marks_(thread);
+    const ordinal = marks.made++;
+    const key = thread.lineageKey >>> 0;
+    let index: number;
+    if (this.mode === "record") {
+      index = Atomics.add(this.#counters, NEXT_CHANNEL, 1);
+      const need = HEADER + (index + 1) * CHANNEL_WORDS;
+      if (need > this.#counters.length) {
+        if (this.#pooled) {
+          throw new ProgramError(
+            `--record: more than ${MAX_CHANNELS} channels made`,
+          );
+        }
+        this.#counters = doubled(this.#counters, need);
+      }
+      this.#append(MADE, index, key, ordinal, 0, 0, 0, 0);
+    } else {
+      index = this.#channelIndex.get(`${key}:${ordinal}`) ?? -1;
+    }
+    if (index < 0) return;
+    if (ch instanceof SharedChannel) {
+      setChannelTag(ch, (channelTag(ch) & 0xff) | ((index + 1) << TAG_SHIFT));
+    } else this.#local.set(ch, index);
+  }
+
+  /**
+   * A channel's index, or -1 for one no `channel_create` made (a timer's).
+   *
+   * @param ch The channel.
+   * @returns Its index.
+   */
+  indexOf(ch: Channel<unknown> | SharedChannel<unknown>): number {
+    if (ch instanceof SharedChannel) return (channelTag(ch) >>> TAG_SHIFT) - 1;
+    return this.#local.get(ch) ?? -1;
+  }
+
+  /**
+   * Before a plain channel op's attempt: records it (taking the channel's
+   * order lock on a pool) or, replaying, waits for its turn.
+   *
+   * @param c The channel's index (not -1).
+   * @param thread The thread.
+   * @param kind SEND, RECV or CLOSE.
+   * @param block The op's block.
+   * @param op The op's index.
+   * @throws {TurnWait} Replaying, when it is another thread's turn.
+   * @throws {ProgramError} Replaying, when the record expects another op.
+   */
+  enter(
+    c: number,
+    thread: GreenThread,
+    kind: number,
+    block: number,
+    op: number,
+  ): void {
+    if (this.mode === "replay") return this.#turn(c, thread, kind, block, op);
+    this.#lock(c);
+    const seq = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ]++;
+    this.#append(ATTEMPT, c, seq, thread.lineageKey >>> 0, block, op, kind, -1);
+  }
+
+  /**
+   * After the attempt `enter` let through: releases the order lock, or
+   * moves the cursor on and wakes whoever waits for it.
+   *
+   * @param c The channel's index.
+   */
+  leave(c: number): void {
+    if (this.mode === "record") return this.#unlock(c);
+    Atomics.add(this.#counters, HEADER + c * CHANNEL_WORDS + SEQ, 1);
+    this.#ring(c);
+  }
+
+  /**
+   * Before a select's attempt: which case it may take. Recording, notes
+   * the attempt on every case's channel (`leaveSelect` releases them) and
+   * returns -2 (any case). Replaying, returns the case the record says,
+   * -1 for one it never chose, after waiting for that case's turn; -2 for
+   * one that panicked (it runs free, and panics again).
+   *
+   * @param channels Each case's channel index (-1: nil, default, timer).
+   * @param thread The thread.
+   * @param block The op's block.
+   * @param op The op's index.
+   * @returns The case to force, -1, or -2.
+   * @throws {TurnWait} Replaying, when it is another thread's turn.
+   */
+  enterSelect(
+    channels: readonly number[],
+    thread: GreenThread,
+    block: number,
+    op: number,
+  ): number {
+    const marks = this.#marks_(thread);
+    if (this.mode === "record") {
+      const ordinal = marks.selects++;
+      const key = thread.lineageKey >>> 0;
+      for (const c of lockOrder(channels)) this.#lock(c);
+      channels.forEach((c, i) => {
+        if (c < 0) return;
+        const seq = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ]++;
+        this.#append(ATTEMPT, c, seq, key, block, op, CASE_BASE + i, ordinal);
+      });
+      return -2;
+    }
+    const ordinal = marks.pending >= 0 ? marks.pending : marks.selects++;
+    marks.pending = ordinal;
+    const t = this.#threadIndex.get(thread.lineageKey >>> 0);
+    const choice = t === undefined
+      ? -1
+      : this.record!.choices[t][ordinal] ?? -1;
+    if (choice === PANICKED) {
+      marks.pending = -1;
+      return -2;
+    }
+    const c = choice < 0 ? -1 : channels[choice];
+    if (c >= 0) this.#turn(c, thread, CASE_BASE + choice, block, op);
+    marks.pending = -1;
+    return choice;
+  }
+
+  /**
+   * After a select's attempt.
+   *
+   * @param channels As given to `enterSelect`.
+   * @param forced What `enterSelect` returned.
+   */
+  leaveSelect(channels: readonly number[], forced: number): void {
+    if (this.mode === "record") {
+      for (const c of lockOrder(channels)) this.#unlock(c);
+    } else if (forced >= 0 && channels[forced] >= 0) {
+      this.leave(channels[forced]);
+    }
+  }
+
+  /**
+   * Records the case a thread's latest select took (-2: it panicked).
+   *
+   * @param thread The thread.
+   * @param index The case.
+   */
+  chose(thread: GreenThread, index: number): void {
+    if (this.mode !== "record") return;
+    const ordinal = this.#marks_(thread).selects - 1;
+    this.#append(CHOICE, thread.lineageKey >>> 0, ordinal, index, 0, 0, 0, 0);
+  }
+
+  /** Wakes this worker's bells: another worker moved a cursor. */
+  turnMessage(): void {
+    for (const c of [...this.#bells.keys()]) this.#wakeBells(c);
+  }
+
+  /**
+   * The record of a recorded run (on the main thread, after the run).
+   *
+   * @param fingerprint The program's and feeds' fingerprint.
+   * @param seed The run's seed.
+   * @returns The record.
+   */
+  finish(fingerprint: Uint8Array, seed: number): ScheduleRecord {
+    const chunks = [...this.#full, this.#events];
+    return buildRecord(chunks, fingerprint, seed);
+  }
+
+  /**
+   * Replaying, after the run stalled (every thread blocked): the
+   * divergence a thread waiting for its turn shows, if any.
+   *
+   * @returns The error, or undefined when no thread waited for a turn.
+   */
+  stall(): ProgramError | undefined {
+    const record = this.record!;
+    for (let c = 0; c < record.channels.length; c++) {
+      const w = HEADER + c * CHANNEL_WORDS;
+      const t = Atomics.load(this.#counters, w + W_THREAD) - 1;
+      if (t < -1) continue; // nobody waited here
+      const actual = describe({
+        thread: t,
+        kind: this.#counters[w + W_KIND],
+        block: this.#counters[w + W_BLOCK],
+        op: this.#counters[w + W_OP],
+      });
+      const at = Atomics.load(this.#counters, w + SEQ);
+      const next = eventAt(record.channels[c].events, at);
+      const expected = next === undefined
+        ? "no more events on it"
+        : describe(next);
+      return new ProgramError(
+        `--replay: diverged on channel ${c}: expected ${expected}, actual ${actual} (waiting)`,
+      );
+    }
+    return undefined;
+  }
+
+  // Replay: lets the attempt through when the channel's next event is
+  // this thread's, else parks on a bell (TurnWait).
+  #turn(
+    c: number,
+    thread: GreenThread,
+    kind: number,
+    block: number,
+    op: number,
+  ): void {
+    const record = this.record!;
+    const t = this.#threadIndex.get(thread.lineageKey >>> 0) ?? -1;
+    const events = record.channels[c].events;
+    const w = HEADER + c * CHANNEL_WORDS;
+    let at = Atomics.load(this.#counters, w + SEQ) * EVENT_WORDS;
+    if (at < events.length && events[at] === t) {
+      if (
+        events[at + 1] === kind && events[at + 2] === block &&
+        events[at + 3] === op
+      ) return; // this attempt's turn
+      return this.#check(
+        eventAt(events, at / EVENT_WORDS)!,
+        c,
+        t,
+        kind,
+        block,
+        op,
+      );
+    }
+    // Register the bell, then look again (see the invariants).
+    const bell = new Channel<boolean>(1);
+    const list = this.#bells.get(c) ?? [];
+    if (list.length === 0) this.#bells.set(c, list);
+    list.push(bell);
+    Atomics.add(this.#counters, WAITING + this.#worker, 1);
+    at = Atomics.load(this.#counters, w + SEQ) * EVENT_WORDS;
+    if (at < events.length && events[at] === t) {
+      list.splice(list.indexOf(bell), 1);
+      Atomics.sub(this.#counters, WAITING + this.#worker, 1);
+      return this.#check(
+        eventAt(events, at / EVENT_WORDS)!,
+        c,
+        t,
+        kind,
+        block,
+        op,
+      );
+    }
+    Atomics.store(this.#counters, w + W_THREAD, t + 1);
+    this.#counters[w + W_KIND] = kind;
+    this.#counters[w + W_BLOCK] = block;
+    this.#counters[w + W_OP] = op;
+    throw new TurnWait(bell.recv({ thread }) as Promise<unknown>);
+  }
+
+  // The event at the cursor is this thread's: it must be this attempt.
+  #check(
+    next: ScheduleEvent,
+    c: number,
+    t: number,
+    kind: number,
+    block: number,
+    op: number,
+  ): void {
+    if (next.kind === kind && next.block === block && next.op === op) {
+      Atomics.store(this.#counters, HEADER + c * CHANNEL_WORDS + W_THREAD, 0);
+      return;
+    }
+    const actual = describe({ thread: t, kind, block, op });
+    throw new ProgramError(
+      `--replay: diverged on channel ${c}: expected ${
+        describe(next)
+      }, actual ${actual}`,
+    );
+  }
+
+  // Wakes the bells of channel `c` here, and every other worker's.
+  #ring(c: number): void {
+    this.#wakeBells(c);
+    if (!this.#pooled || this.wakeWorkers === undefined) return;
+    const others: number[] = [];
+    for (let k = 0; k < HEADER - WAITING; k++) {
+      if (k !== this.#worker && Atomics.load(this.#counters, WAITING + k) > 0) {
+        others.push(k);
+      }
+    }
+    if (others.length > 0) this.wakeWorkers(others);
+  }
+
+  #wakeBells(c: number): void {
+    const list = this.#bells.get(c);
+    if (list === undefined) return;
+    this.#bells.delete(c);
+    Atomics.sub(this.#counters, WAITING + this.#worker, list.length);
+    for (const bell of list) bell.trySend(true);
+  }
+
+  #lock(c: number): void {
+    if (!this.#pooled) return;
+    const at = HEADER + c * CHANNEL_WORDS + LOCK;
+    while (Atomics.compareExchange(this.#counters, at, 0, 1) !== 0) {
+      // Another worker's attempt on this channel is under way: it holds
+      // the lock only while its attempt runs, which never waits.
+    }
+  }
+
+  #unlock(c: number): void {
+    if (!this.#pooled) return;
+    Atomics.store(this.#counters, HEADER + c * CHANNEL_WORDS + LOCK, 0);
+  }
+
+  #marks_(thread: GreenThread): ThreadMarks {
+    let m = this.#marks.get(thread);
+    if (m === undefined) {
+      m = { made: 0, selects: 0, pending: -1 };
+      this.#marks.set(thread, m);
+    }
+    return m;
+  }
+
+  // Appends one entry of ENTRY words (positional, so no array per call).
+  #append(
+    type: number,
+    a: number,
+    b: number,
+    c: number,
+    d: number,
+    e: number,
+    f: number,
+    g: number,
+  ): void {
+    let ev = this.#events;
+    let at: number;
+    if (this.#pooled) {
+      at = Atomics.add(ev, 0, ENTRY);
+      if (at + ENTRY > ev.length) {
+        throw new ProgramError(
+          `--record: more than ${ev.length / ENTRY - 1} channel operations`,
+        );
+      }
+    } else {
+      at = ev[0];
+      ev[0] = at + ENTRY;
+      if (at + ENTRY > ev.length) {
+        // This chunk is full: word 0 says how far, and a new one begins.
+        ev[0] = at;
+        this.#full.push(ev);
+        ev = this.#events = new Int32Array(CHUNK);
+        at = ENTRY;
+        ev[0] = at + ENTRY;
+      }
+    }
+    ev[at] = type;
+    ev[at + 1] = a;
+    ev[at + 2] = b;
+    ev[at + 3] = c;
+    ev[at + 4] = d;
+    ev[at + 5] = e;
+    ev[at + 6] = f;
+    ev[at + 7] = g;
+  }
+}
+
+// A copy of `words` with room for `need` words (twice its length or more).
+function doubled(words: Int32Array, need: number): Int32Array {
+  const bigger = new Int32Array(Math.max(need, words.length * 2));
+  bigger.set(words);
+  return bigger;
+}
+
+// Channels in lock order: ascending, each once, nil ones left out.
+function lockOrder(channels: readonly number[]): number[] {
+  return [...new Set(channels.filter((c) => c >= 0))].sort((a, b) => a - b);
+}
+
+const KIND_NAMES = ["send", "recv", "close"];
+
+// "recv by thread 2 at block 1 op 3": a thread is named by its index in
+// the record (0 is the main thread).
+function describe(e: ScheduleEvent): string {
+  const what = e.kind < CASE_BASE
+    ? KIND_NAMES[e.kind]
+    : `select case ${e.kind - CASE_BASE}`;
+  const who = e.thread < 0
+    ? "a thread not in the record"
+    : e.thread === 0
+    ? "the main thread"
+    : `thread ${e.thread}`;
+  return `${what} by ${who} at block ${e.block} op ${e.op}`;
+}
+
+// The record from a recording's entries: channels in index order, each
+// one's attempts by sequence number, a select's attempts kept only on the
+// case it chose. A channel's sequence numbers are dense from 0, so each
+// attempt has its slot without a sort.
+function buildRecord(
+  chunks: readonly Int32Array[],
+  fingerprint: Uint8Array,
+  seed: number,
+): ScheduleRecord {
+  const threads: number[] = [0];
+  const threadIndex = new Map<number, number>([[0, 0]]);
+  const indexOf = (key: number) => {
+    let i = threadIndex.get(key);
+    if (i === undefined) {
+      i = threads.length;
+      threads.push(key);
+      threadIndex.set(key, i);
+    }
+    return i;
+  };
+  const made: { creator: number; ordinal: number }[] = [];
+  const choices: number[][] = [[]];
+  const sizes: number[] = [];
+  // First pass: channels, choices, and how many attempts each channel saw.
+  for (const events of chunks) {
+    const used = Atomics.load(events, 0);
+    for (let at = ENTRY; at < used; at += ENTRY) {
+      const type = events[at];
+      const a = events[at + 1];
+      if (type === MADE) {
+        made[a] = {
+          creator: indexOf(events[at + 2] >>> 0),
+          ordinal: events[at + 3],
+        };
+      } else if (type === CHOICE) {
+        const t = indexOf(a >>> 0);
+        (choices[t] ??= [])[events[at + 2]] = events[at + 3];
+      } else if (type === ATTEMPT) {
+        sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
+      }
+    }
+  }
+  // Each attempt in its slot (thread -1 marks a select's other cases).
+  const slots = made.map((_, c) =>
+    new Int32Array((sizes[c] ?? 0) * EVENT_WORDS).fill(-1)
+  );
+  for (const events of chunks) {
+    const used = Atomics.load(events, 0);
+    for (let at = ENTRY; at < used; at += ENTRY) {
+      if (events[at] !== ATTEMPT) continue;
+      const thread = indexOf(events[at + 3] >>> 0);
+      const kind = events[at + 6];
+      const sel = events[at + 7];
+      if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
+      const list = slots[events[at + 1]];
+      if (list === undefined) continue;
+      const to = events[at + 2] * EVENT_WORDS;
+      list[to] = thread;
+      list[to + 1] = kind;
+      list[to + 2] = events[at + 4];
+      list[to + 3] = events[at + 5];
+    }
+  }
+  for (let t = 0; t < threads.length; t++) {
+    const list = choices[t] ??= [];
+    for (let i = 0; i < list.length; i++) list[i] ??= -1;
+  }
+  const channels = made.map((m, c) => ({ ...m, events: compact(slots[c]) }));
+  return { fingerprint, seed, threads, channels, choices };
+}
+
+// A channel's slots without the empty ones.
+function compact(slots: Int32Array): Int32Array {
+  let to = 0;
+  for (let from = 0; from < slots.length; from += EVENT_WORDS) {
+    if (slots[from] < 0) continue;
+    if (to !== from) slots.copyWithin(to, from, from + EVENT_WORDS);
+    to += EVENT_WORDS;
+  }
+  return to === slots.length ? slots : slots.slice(0, to);
+}
