@@ -169,6 +169,8 @@ export type {
   ThreadContext,
 } from "./runtime/core/thread_context.ts";
 export type { PoolHandle } from "./runtime/pool/worker_pool.ts";
+export { StartedWorkers } from "./runtime/pool/worker_start.ts";
+export type { StartedWorker } from "./runtime/pool/worker_start.ts";
 export { explainPlan, planRun } from "./runtime/run/run_plan.ts";
 export type {
   DeviceAndWorkers,
