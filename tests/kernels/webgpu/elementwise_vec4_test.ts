@@ -19,6 +19,7 @@ import {
   batch,
   gpu,
   gpuTest,
+  hasF16,
   onGpu,
   randomTensor,
   seeded,
@@ -66,12 +67,17 @@ Deno.test({
     const b = batch();
     const m = b.upload(Tensor.zeros([2, 3], "float32"));
     const row = b.upload(Tensor.zeros([3], "float32"));
-    const h = b.upload(Tensor.zeros([2, 3], "float16"));
     assertEquals(vec4Plan(m, row, -1), null);
-    assertEquals(vec4Plan(h, h, -1), null);
-    assertEquals(vec4Fits(6, [h]), false);
     assertEquals(vec4Fits(6, [m]), true);
-    for (const t of [m, row, h]) t.release();
+    // float16 needs shader-f16, which a GL adapter (Mesa without its Vulkan
+    // driver) does not have.
+    if (hasF16) {
+      const h = b.upload(Tensor.zeros([2, 3], "float16"));
+      assertEquals(vec4Plan(h, h, -1), null);
+      assertEquals(vec4Fits(6, [h]), false);
+      h.release();
+    }
+    for (const t of [m, row]) t.release();
   },
 });
 
