@@ -22,28 +22,30 @@
 //      at the clock far apart): the machine has more runnable threads than
 //      cores, the peer is likely one of those waiting for a core, and
 //      polling would only keep it waiting. That halves the budget.
-//   3. The budget follows how long answers take. An answer that comes
-//      while polling changes nothing. A wait that outlived its polling is
-//      timed until its answer (`answered`, or the next poll if nobody
-//      calls it): if the answer came within MAX_MICROS, a longer poll
-//      would have saved the park and the wake-up, so the budget becomes
-//      twice that wait (capped); if it came later, the budget halves. A
-//      wait that polled not at all (rule 1) teaches nothing.
-// So a peer that answers within tens of microseconds (a wake-up, a short
-// computation) is polled for and no wait parks twice in a row for it,
-// while a peer that is busy elsewhere, or descheduled by the kernel, soon
-// costs MIN_MICROS a wait, and a parked one nothing.
+//   3. The budget doubles when an answer comes while polling (after the
+//      first look at the clock: earlier ones say nothing of the budget)
+//      and halves when the budget runs out. A wait that polled not at all
+//      (rule 1) changes nothing.
+//   4. A wait polls once: after its polling ran out it parks (or sleeps)
+//      until answered (`waiting` until `answered`), however many steps it
+//      takes on the way (a fast path, then the locked one).
+// So a peer that answers within microseconds is polled for, while a peer
+// that is busy elsewhere, or descheduled by the kernel, soon costs
+// MIN_MICROS a wait, and a parked one nothing. (A budget that grew to
+// cover how long a parked wait took, up to 100 µs, measured worse on this
+// loaded machine: a peer that answers late is mostly one waiting for a
+// core, and a longer poll keeps it waiting.)
 //
 // Invariants:
 //   MIN_MICROS <= budget <= MAX_MICROS.
-//   #since is the clock when the last lost poll began, while its wait has
-//   not been answered; else -1. It changes nothing but the budget: every
-//   rule here decides only how long to poll, never what a wait returns.
+//   #waiting is true from a poll that ran out until its wait is answered
+//   (or the next poll). Every rule here decides only how long to poll,
+//   never what a wait returns.
 
 import { Global } from "./heap.ts";
 
 const MIN_MICROS = 2;
-const MAX_MICROS = 100;
+const MAX_MICROS = 50;
 const START_MICROS = 20;
 // Two looks at the clock this far apart: the poller was descheduled.
 const PREEMPTED_MICROS = 30;
@@ -53,7 +55,6 @@ const PREEMPTED_MICROS = 30;
 // first look.
 const POLLS_PER_CHECK = 64;
 const POLLS_FIRST = 256;
-const NOT_WAITING = -1;
 
 /**
  * Whether another thread of the run could answer a poller: the run's
@@ -105,7 +106,7 @@ export class Spinner {
   readonly #i32: Int32Array;
   readonly #self: number;
   #micros = START_MICROS;
-  #since = NOT_WAITING;
+  #waiting = false;
 
   /**
    * @param i32 The run's heap words.
@@ -124,7 +125,7 @@ export class Spinner {
    * @returns True between a lost poll and `answered`.
    */
   get waiting(): boolean {
-    return this.#since !== NOT_WAITING;
+    return this.#waiting;
   }
 
   /**
@@ -145,12 +146,14 @@ export class Spinner {
    * `answered` once the wait ends.
    */
   until(ready: () => boolean): boolean {
-    this.#settleStale();
+    this.#waiting = false;
     for (let i = 0; i < POLLS_FIRST; i++) if (ready()) return true;
     if (!othersActive(this.#i32, this.#self)) return false;
     const start = performance.now();
     for (let last = start;;) {
-      for (let i = 0; i < POLLS_PER_CHECK; i++) if (ready()) return true;
+      for (let i = 0; i < POLLS_PER_CHECK; i++) {
+        if (ready()) return this.#won();
+      }
       last = this.#look(start, last);
       if (last < 0) return false;
     }
@@ -165,7 +168,7 @@ export class Spinner {
    * @returns True if it changed.
    */
   whileEquals(i32: Int32Array, index: number, value: number): boolean {
-    this.#settleStale();
+    this.#waiting = false;
     for (let i = 0; i < POLLS_FIRST; i++) {
       if (Atomics.load(i32, index) !== value) return true;
     }
@@ -173,7 +176,7 @@ export class Spinner {
     const start = performance.now();
     for (let last = start;;) {
       for (let i = 0; i < POLLS_PER_CHECK; i++) {
-        if (Atomics.load(i32, index) !== value) return true;
+        if (Atomics.load(i32, index) !== value) return this.#won();
       }
       last = this.#look(start, last);
       if (last < 0) return false;
@@ -181,39 +184,29 @@ export class Spinner {
   }
 
   /**
-   * Ends the wait whose polling ran out: the budget learns how long the
-   * answer took. A no-op when no such wait is pending.
+   * Ends the wait whose polling ran out (a no-op if none is on): the next
+   * wait polls again.
    */
   answered(): void {
-    if (this.#since === NOT_WAITING) return;
-    this.#learn((performance.now() - this.#since) * 1000);
+    this.#waiting = false;
   }
 
   // A look at the clock while polling since `start`, the last at `last`:
-  // the time now, or -1 to give up: nobody else could answer (the wait is
-  // not timed), the poller was descheduled (the budget halves), or the
-  // budget ran out (the wait is timed from `start`).
+  // the time now, or -1 to give up: nobody else could answer (nothing to
+  // learn), or the poller was descheduled or the budget ran out (the
+  // budget halves, and the wait is on).
   #look(start: number, last: number): number {
     if (!othersActive(this.#i32, this.#self)) return -1;
     const now = performance.now();
-    if ((now - last) * 1000 > PREEMPTED_MICROS) {
-      this.#learn(Infinity);
-      return -1;
-    }
-    if ((now - start) * 1000 < this.#micros) return now;
-    this.#since = start;
+    const preempted = (now - last) * 1000 > PREEMPTED_MICROS;
+    if (!preempted && (now - start) * 1000 < this.#micros) return now;
+    this.#micros = Math.max(MIN_MICROS, this.#micros / 2);
+    this.#waiting = true;
     return -1;
   }
 
-  // A new poll while a lost one was never answered: its wait was long.
-  #settleStale(): void {
-    if (this.#since !== NOT_WAITING) this.#learn(Infinity);
-  }
-
-  #learn(waitedMicros: number): void {
-    this.#since = NOT_WAITING;
-    this.#micros = waitedMicros <= MAX_MICROS
-      ? Math.min(MAX_MICROS, Math.max(this.#micros, 2 * waitedMicros))
-      : Math.max(MIN_MICROS, this.#micros / 2);
+  #won(): true {
+    this.#micros = Math.min(MAX_MICROS, this.#micros * 2);
+    return true;
   }
 }
