@@ -39,6 +39,7 @@ import type { PoolMember } from "./pool_member.ts";
 import "./shared_channel.ts";
 import type { SharedChannel } from "./shared_channel.ts";
 import type { SharedCodec } from "./shared_codec.ts";
+import type { Spinner } from "./_spinner.ts";
 
 /** What SharedChannel lends this module (see the top of the file). */
 export interface ChannelHandleAccess {
@@ -54,6 +55,7 @@ export interface ChannelHandleAccess {
   freeze(ch: SharedChannel<unknown>): void;
   thaw(ch: SharedChannel<unknown>): void;
   zeroValue<T>(ch: SharedChannel<T>): T;
+  spinner(ch: SharedChannel<unknown>): Spinner;
 }
 
 // SharedChannel's closures. This module and shared_channel.ts import each
@@ -514,6 +516,38 @@ export function thawChannel<T>(ch: SharedChannel<T>): void {
  */
 export function zeroValueOf<T>(ch: SharedChannel<T>): T {
   return lent.zeroValue(ch);
+}
+
+/**
+ * How long this worker's threads poll a channel before they park
+ * (_spinner.ts).
+ *
+ * @typeParam T The values carried.
+ * @param ch The handle.
+ * @returns The handle's polling budget.
+ *
+ * @example Usage
+ * ```ts
+ * import { Scheduler } from "../scheduler.ts";
+ * import { SharedHeap } from "./heap.ts";
+ * import { PoolMember } from "./pool_member.ts";
+ * import { createWakeRings } from "./wake_ring.ts";
+ * import { channelSpinner, createSharedChannel } from "./_channel_handle.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const heap = SharedHeap.create();
+ * createWakeRings(heap, 1);
+ * const member = new PoolMember(heap, 0, new Scheduler({ threadContext: false }));
+ * const codec = {
+ *   byteLength: () => 8,
+ *   write: (h: SharedHeap, off: number, v: number) => void (h.f64[off >> 3] = v),
+ *   read: (h: SharedHeap, off: number) => h.f64[off >> 3],
+ * };
+ * assert(!channelSpinner(createSharedChannel(member, 0, codec, 0)).waiting);
+ * ```
+ */
+export function channelSpinner<T>(ch: SharedChannel<T>): Spinner {
+  return lent.spinner(ch);
 }
 
 /**

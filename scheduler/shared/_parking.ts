@@ -33,9 +33,11 @@ import {
   channelCodec,
   channelMember,
   channelRecord,
+  channelSpinner,
   thawChannel,
   zeroValueOf,
 } from "./_channel_handle.ts";
+import type { Spinner } from "./_spinner.ts";
 
 /**
  * Polls word `word` of the heap while it has the value `idle`, the mark of
@@ -44,6 +46,9 @@ import {
  * with NO_TOKEN as their token.
  *
  * @param member This worker.
+ * @param spinner How long to poll: the channel's, or the worker's for a
+ * select. A spinner whose polling ran out for this wait already is not
+ * polled again.
  * @param word The state word (a waiter's W_STATE, a select's S_FIRED).
  * @param idle Its value until the operation completes.
  * @returns True if the operation completed, with the lock released: read
@@ -65,19 +70,21 @@ import {
  * member.lock();
  * const w = newWaiter(member, RECV);
  * // No thread of this worker is running: nothing to poll for, park.
- * assert(!pollFirst(member, (w >> 2) + W_STATE, WAITING));
+ * assert(!pollFirst(member, member.spinner, (w >> 2) + W_STATE, WAITING));
  * member.unlock();
  * ```
  */
 export function pollFirst(
   member: PoolMember,
+  spinner: Spinner,
   word: number,
   idle: number,
 ): boolean {
-  if (!member.aloneHere()) return false;
+  // A wait whose polling ran out already (the fast path's) parks at once.
+  if (!member.aloneHere() || spinner.waiting) return false;
   member.unlock();
   const heap = member.heap;
-  if (member.spinner.whileEquals(heap.i32, word, idle)) return true;
+  if (spinner.whileEquals(heap.i32, word, idle)) return true;
   member.lock();
   if (Atomics.load(heap.i32, word) === idle) return false;
   member.unlock();
@@ -149,7 +156,7 @@ export function waitOn<T>(
     w,
   );
   thawChannel(channel);
-  if (pollFirst(m, wi + W_STATE, WAITING)) {
+  if (pollFirst(m, channelSpinner(channel), wi + W_STATE, WAITING)) {
     return channelOutcome(channel, w, withOk, thread);
   }
   const op = new ChannelWait(channel, w, thread, withOk, resumer);
@@ -206,6 +213,7 @@ export function channelOutcome<T>(
   thread: GreenThread | undefined,
 ): unknown {
   const member = channelMember(channel);
+  channelSpinner(channel).answered(); // if its polling ran out, it ends here
   const i32 = member.heap.i32;
   const wi = w >> 2;
   const state = i32[wi + W_STATE];

@@ -62,6 +62,7 @@ export const SLOT_FROZEN = -1;
 export const C_TAIL = 16;
 export const C_FREE = 17;
 export const C_HEAD = 32;
+export const C_AVAIL = 33;
 export const UNBUFFERED_BYTES = 15 * 4;
 export const BUFFERED_BYTES = 48 * 4;
 

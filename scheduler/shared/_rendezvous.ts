@@ -46,6 +46,7 @@ import type { SharedChannel } from "./shared_channel.ts";
 import {
   channelMember,
   channelRecord,
+  channelSpinner,
   freezeChannel,
   thawChannel,
 } from "./_channel_handle.ts";
@@ -134,7 +135,7 @@ export function receiveBySlot<T>(
     return MISSED;
   }
   const state = (w >> 2) + W_STATE;
-  if (!m.spinner.whileEquals(i32, state, WAITING)) {
+  if (!channelSpinner(channel).whileEquals(i32, state, WAITING)) {
     m.lock();
     freezeChannel(channel);
     if (Atomics.load(i32, state) === WAITING && i32[(w >> 2) + W_QUEUE] !== 0) {

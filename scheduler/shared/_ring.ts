@@ -8,16 +8,20 @@
 //   C_TAIL   the next send's position << 2 | SLOW | LOCKED     (senders)
 //   C_FREE   how many free slots the senders know of
 //   C_HEAD   the next receive's position << 2 | SLOW | LOCKED  (receivers)
+//   C_AVAIL  how many values the receivers know of
 //
 // The fast path (pushFast, takeFast) locks one side with a compare-and-swap
-// that fails when SLOW is set, moves one value, and unlocks by storing the
-// next position. A sender stamps the slot it filled with the position
-// (V_STAMP, stored with Atomics after the value), which publishes it; a
-// receiver takes the slot at its head once the stamp says so, and frees
-// it by storing the next head. A sender reads the head only when it knows
-// of no free slot: then it counts again. So a sender and a receiver on two
-// cores share the slots, and now and then the head's line; the tail's
-// line stays with the senders, which is what makes a stream fast.
+// that fails when SLOW is set, moves one value with plain reads and writes,
+// and unlocks by storing the next position: two atomic operations, both on
+// the side's own word. The store publishes the move: a sender's store of
+// the tail publishes the value it wrote (a receiver reads the tail with
+// Atomics before it reads a slot), a receiver's store of the head frees
+// the slot it read. Each side counts what the other has published only
+// when it knows of nothing left (C_FREE or C_AVAIL is 0): then it reads
+// the other side's word once and counts again. So a stream between two
+// cores moves the slots' lines and, once a batch, the other side's word;
+// the SLOW bits, read in the compare-and-swap, are the only check for
+// waiters, and nobody touches the heap's lock.
 //
 // The slow path (shared_channel.ts's ladders, and select) holds the heap's
 // lock and freezes the ring: it locks both sides, so that it sees and
@@ -30,10 +34,11 @@
 //   are at positions head .. tail-1, oldest first.
 //   C_FREE never exceeds the free slots: it is counted from the head,
 //   which only moves on, and changes otherwise only with the tail.
-//   A slot's stamp is STAMPED | p for the last position p it was filled
-//   for, or -1 if none since the ring was made: so the head's slot shows
-//   STAMPED | head exactly when head < tail (else it shows an earlier lap,
-//   head - C_RING_CAP, which differs modulo 2^29, or -1).
+//   C_AVAIL never exceeds the values in the ring: it is counted from the
+//   tail, which only moves on, and changes otherwise only with the head.
+//   A slot at a position in head .. tail-1 was written before the tail
+//   that covers it was stored: whoever read that tail with Atomics reads
+//   the value whole.
 //   SLOW is set on the tail while the channel is closed or has parked
 //   receivers (a sender must panic, or hand its value over), and on the
 //   head while it has parked senders (a receiver must move the oldest
@@ -51,6 +56,7 @@
 //   always gets them.
 
 import {
+  C_AVAIL,
   C_CAP,
   C_CLOSED,
   C_FREE,
@@ -62,13 +68,12 @@ import {
   C_SENDQ,
   C_TAIL,
 } from "./_records.ts";
-import { copyValue, V_STAMP, VALUE_BYTES, VALUE_WORDS } from "./_values.ts";
+import { copyValue, VALUE_BYTES, VALUE_WORDS } from "./_values.ts";
 import { Global, type SharedHeap } from "./heap.ts";
 
 const LOCKED = 1;
 const SLOW = 2;
 const POSITIONS = (1 << 29) - 1; // a mask
-const STAMPED = 1 << 30;
 // The largest ring made up front (2 KiB); larger capacities grow it by
 // doubling, on the slow path, as it fills: channels live as long as the
 // run, and most never hold many values.
@@ -123,9 +128,6 @@ function allocateRing(heap: SharedHeap, c: number, slots: number): void {
   const block = heap.allocData(slots * VALUE_BYTES + 56);
   const i32 = heap.i32; // after allocData, which may grow the memory
   const ring = (block + 63) & ~63;
-  for (let i = 0; i < slots; i++) {
-    i32[(ring >> 2) + i * VALUE_WORDS + V_STAMP] = -1;
-  }
   i32[c + C_RING] = ring;
   i32[c + C_RING_CAP] = slots;
   i32[c + C_RING_BLOCK] = block;
@@ -204,9 +206,7 @@ export function pushFast(heap: SharedHeap, c: number, from: number): number {
       return i32[c + C_RING_CAP] < i32[c + C_CAP] ? FAST_NO : FAST_BLOCKED;
     }
   }
-  const slot = slotOf(i32, c, tail);
-  copyValue(i32, from, slot);
-  Atomics.store(i32, slot + V_STAMP, STAMPED | tail);
+  copyValue(i32, from, slotOf(i32, c, tail));
   i32[c + C_FREE] = free - 1;
   Atomics.store(i32, c + C_TAIL, ((tail + 1) & POSITIONS) << 2);
   return FAST_DONE;
@@ -249,12 +249,16 @@ export function takeFast(heap: SharedHeap, c: number, to: number): number {
   if (word < 0) return FAST_NO;
   const i32 = ringWords(heap, c);
   const head = word >> 2;
-  const slot = slotOf(i32, c, head);
-  if (Atomics.load(i32, slot + V_STAMP) !== (STAMPED | head)) {
-    Atomics.store(i32, c + C_HEAD, word);
-    return FAST_BLOCKED;
+  let avail = i32[c + C_AVAIL];
+  if (avail === 0) {
+    avail = ((Atomics.load(i32, c + C_TAIL) >> 2) - head) & POSITIONS;
+    if (avail === 0) {
+      Atomics.store(i32, c + C_HEAD, word);
+      return FAST_BLOCKED;
+    }
   }
-  copyValue(i32, slot, to);
+  copyValue(i32, slotOf(i32, c, head), to);
+  i32[c + C_AVAIL] = avail - 1;
   Atomics.store(i32, c + C_HEAD, ((head + 1) & POSITIONS) << 2);
   return FAST_DONE;
 }
@@ -287,11 +291,10 @@ export function takeFast(heap: SharedHeap, c: number, to: number): number {
  * ```
  */
 export function canTakeHint(heap: SharedHeap, c: number): boolean {
-  const i32 = ringWords(heap, c);
+  const i32 = heap.i32;
   const word = Atomics.load(i32, c + C_HEAD);
-  const head = word >> 2;
   return (word & SLOW) !== 0 || Atomics.load(i32, c + C_CLOSED) !== 0 ||
-    Atomics.load(i32, slotOf(i32, c, head) + V_STAMP) === (STAMPED | head);
+    (Atomics.load(i32, c + C_TAIL) >> 2) !== (word >> 2);
 }
 
 /**
@@ -409,7 +412,9 @@ export function freeze(heap: SharedHeap, c: number): void {
  */
 export function thaw(heap: SharedHeap, c: number): void {
   const i32 = heap.i32;
-  i32[c + C_FREE] = limitOf(i32, c) - frozenCount(heap, c);
+  const count = frozenCount(heap, c);
+  i32[c + C_FREE] = limitOf(i32, c) - count;
+  i32[c + C_AVAIL] = count;
   const tailSlow = i32[c + C_CLOSED] !== 0 || i32[c + C_RECVQ] !== 0;
   const headSlow = i32[c + C_SENDQ] !== 0;
   const tail = i32[c + C_TAIL] & ~(LOCKED | SLOW);
@@ -495,9 +500,7 @@ function advance(i32: Int32Array, at: number): number {
 export function pushFrozen(heap: SharedHeap, c: number, from: number): void {
   const i32 = ringWords(heap, c);
   const tail = advance(i32, c + C_TAIL);
-  const slot = slotOf(i32, c, tail);
-  copyValue(i32, from, slot);
-  i32[slot + V_STAMP] = STAMPED | tail; // published by the thaw
+  copyValue(i32, from, slotOf(i32, c, tail)); // published by the thaw
 }
 
 /**
@@ -578,9 +581,7 @@ export function growFrozen(heap: SharedHeap, c: number): void {
   i32 = heap.i32;
   for (let k = 0; k < count; k++) {
     const p = (head + k) & POSITIONS;
-    const slot = slotOf(i32, c, p);
-    copyValue(i32, old + (p & oldMask) * VALUE_WORDS, slot);
-    i32[slot + V_STAMP] = STAMPED | p;
+    copyValue(i32, old + (p & oldMask) * VALUE_WORDS, slotOf(i32, c, p));
   }
   heap.freeData(oldBlock);
 }

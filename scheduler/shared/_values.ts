@@ -3,7 +3,7 @@
 // area, so that moving a value between them is a copy of a few words:
 //
 //   V_BLOB    the blob holding the value, or 0 when the value is inline
-//   V_STAMP   a ring slot's stamp (_ring.ts), moved by nobody else
+//   V_SPARE   a spare word, which copies skip
 //   V_INLINE  the codec's bytes of a value of at most INLINE_BYTES
 //
 // A small value (a number, a small tensor, a tensor by reference) is thus
@@ -31,7 +31,7 @@ import type { PoolMember } from "./pool_member.ts";
 import type { SharedHeap } from "./heap.ts";
 
 export const V_BLOB = 0;
-export const V_STAMP = 1;
+export const V_SPARE = 1;
 export const V_INLINE = 2;
 export const VALUE_WORDS = 8;
 export const VALUE_BYTES = VALUE_WORDS * 4;
@@ -136,7 +136,7 @@ export function encodeValue<T>(
 }
 
 /**
- * Copies the value in area `from` to area `to` (all but V_STAMP).
+ * Copies the value in area `from` to area `to` (all but V_SPARE).
  *
  * @param i32 The heap's words.
  * @param from The source area's first word.

@@ -11,8 +11,10 @@
 // when it drains its ring.
 //
 // A thread whose worker has nothing else to run may poll for a while
-// instead of parking (`spinner`): then nobody counts it blocked, and its
-// waker wakes nobody (see _records.ts).
+// instead of parking (a channel's spinner, or `spinner` for a select): then
+// nobody counts it blocked, and its waker wakes nobody (see _records.ts).
+// A worker whose threads all wait polls its doorbell for a while before it
+// sleeps (#idleSpinner). How long, both: _spinner.ts.
 //
 // Deadlock: activity is live threads not blocked, plus pending work, over
 // all workers, in the heap's Active word. When an update makes it zero,
@@ -61,9 +63,6 @@ export interface PoolMemberHandlers {
   onMessage(message: number): void;
 }
 
-// How often to poll the doorbell before sleeping when this worker is idle:
-// about 20 µs, after which a hand-off costs a sleep and a wake (~55 µs).
-const IDLE_SPINS = 4000;
 // How many deferred frees wait at most for this worker's next lock: a
 // worker whose channel operations all take the lock-free path would
 // otherwise never free the blobs it received.
@@ -103,8 +102,10 @@ export class PoolMember implements SharedActivity {
    * before it decodes it.
    */
   readonly scratch: number;
-  /** How long this worker's threads poll before they park. */
-  readonly spinner: Spinner = new Spinner();
+  /** How long this worker's selects poll before they park. */
+  readonly spinner: Spinner;
+  // How long this worker polls its doorbell when its threads all wait.
+  readonly #idleSpinner: Spinner;
   /** Waiter records this worker owns and may reuse (see _records.ts). */
   readonly spares: number[] = [];
   readonly #run: RunState;
@@ -153,6 +154,8 @@ export class PoolMember implements SharedActivity {
     this.#run = schedulerRun(scheduler);
     this.#ring = new WakeRing(heap, self);
     this.#service = options.serviceThreads ?? 0;
+    this.spinner = new Spinner(heap.i32);
+    this.#idleSpinner = new Spinner(heap.i32, 0);
     // A cache line of its own: another worker's scratch area in the same
     // line would make every value move that line between the cores.
     heap.lock();
@@ -419,6 +422,7 @@ export class PoolMember implements SharedActivity {
     const waiting = this.#ring.wait(seen);
     const next = () => {
       this.#watching = false;
+      this.#idleSpinner.answered(); // if it slept, the sleep ends here
       if (this.#closed) return;
       this.#drain();
       this.#watch();
@@ -435,7 +439,7 @@ export class PoolMember implements SharedActivity {
     // While it spins, this worker sees the doorbell itself: no notify.
     this.#ring.sleep(false);
     const seen = this.#ring.doorbell();
-    if (!this.#ring.pending()) this.#ring.spin(seen, IDLE_SPINS);
+    if (!this.#ring.pending()) this.#ring.spin(seen, this.#idleSpinner);
     this.#drain();
   }
 

@@ -67,6 +67,7 @@ import {
 } from "./_channel_handle.ts";
 import type { PoolMember } from "./pool_member.ts";
 import type { SharedCodec } from "./shared_codec.ts";
+import { Spinner } from "./_spinner.ts";
 
 export { encode };
 export type { SharedCodec };
@@ -148,6 +149,9 @@ export class SharedChannel<T> {
   readonly #codec: SharedCodec<T>;
   // Whether the channel has a buffer (a ring) rather than a slot.
   readonly #buffered: boolean;
+  // How long this worker's threads poll this channel before they park
+  // (_spinner.ts): each channel's peers answer at their own pace.
+  readonly #spinner: Spinner;
   // The polls of #pushNow and #takeNow, made once.
   readonly #canPush = () => canPushHint(this.#member.heap, this.#c);
   readonly #canTake = () => canTakeHint(this.#member.heap, this.#c);
@@ -165,6 +169,7 @@ export class SharedChannel<T> {
     this.#codec = codec;
     this.#c = off >> 2;
     this.#buffered = member.heap.i32[this.#c + C_CAP] > 0;
+    this.#spinner = new Spinner(member.heap.i32);
     retainChannel(member, off);
     collected.register(this, { member, off, codec } as Hold);
   }
@@ -346,7 +351,9 @@ export class SharedChannel<T> {
     const c = this.#c;
     let r = pushFast(heap, c, m.scratch);
     if (r === FAST_BLOCKED && wait && m.aloneHere()) {
-      if (m.spinner.until(this.#canPush)) r = pushFast(heap, c, m.scratch);
+      if (this.#spinner.until(this.#canPush)) {
+        r = pushFast(heap, c, m.scratch);
+      }
     }
     return r === FAST_DONE;
   }
@@ -362,7 +369,8 @@ export class SharedChannel<T> {
     if (Atomics.load(heap.i32, c + C_SLOT) !== 0 || !m.aloneHere()) {
       return false;
     }
-    return m.spinner.until(this.#slotUsed) && handOff(heap, c, m.scratch);
+    return this.#spinner.until(this.#slotUsed) &&
+      handOff(heap, c, m.scratch);
   }
 
   // The lock-free receive into scratch, polling like #pushNow.
@@ -372,7 +380,9 @@ export class SharedChannel<T> {
     const c = this.#c;
     let r = takeFast(heap, c, m.scratch);
     if (r === FAST_BLOCKED && m.aloneHere()) {
-      if (m.spinner.until(this.#canTake)) r = takeFast(heap, c, m.scratch);
+      if (this.#spinner.until(this.#canTake)) {
+        r = takeFast(heap, c, m.scratch);
+      }
     }
     return r === FAST_DONE;
   }
@@ -384,6 +394,7 @@ export class SharedChannel<T> {
     if (status === WAS_CLOSED) discardValue(m, this.#codec, m.scratch);
     this.#thaw();
     m.unlock();
+    this.#spinner.answered(); // if its polling ran out, the wait ends here
     if (status === WAS_CLOSED) {
       throw new Panic("send on closed channel", { thread });
     }
@@ -399,6 +410,7 @@ export class SharedChannel<T> {
     }
     this.#thaw();
     m.unlock();
+    this.#spinner.answered();
     const ok = status === COMPLETED;
     const value = ok ? takeValue(m, this.#codec, m.scratch) : this.#zeroValue();
     return withOk ? { value, ok } : value;
@@ -416,6 +428,7 @@ export class SharedChannel<T> {
       freeze: (ch) => ch.#freeze(),
       thaw: (ch) => ch.#thaw(),
       zeroValue: (ch) => ch.#zeroValue(),
+      spinner: (ch) => ch.#spinner,
     });
   }
 }

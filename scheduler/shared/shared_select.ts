@@ -191,7 +191,9 @@ export function selectShared(
   }
   for (const ch of frozen) thawChannel(ch);
   // With no cases (all nil) nothing will fire it: it parks for good.
-  if (parked.length > 0 && pollFirst(member, si + S_FIRED, -1)) {
+  if (
+    parked.length > 0 && pollFirst(member, member.spinner, si + S_FIRED, -1)
+  ) {
     return selectOutcome(member, rec, channels, thread);
   }
   const wait = new SelectWait(member, rec, channels, thread, resumer);
@@ -266,6 +268,7 @@ function selectOutcome(
   channels: readonly (SharedChannel<unknown> | undefined)[],
   thread: GreenThread | undefined,
 ): SelectResult {
+  member.spinner.answered(); // if its polling ran out, the wait ends here
   const i32 = member.heap.i32;
   const si = rec >> 2;
   const index = i32[si + S_FIRED];

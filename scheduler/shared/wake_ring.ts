@@ -19,6 +19,7 @@
 //   oldest first. The ring doubles when full, so a push never fails.
 
 import { Global, type SharedHeap } from "./heap.ts";
+import type { Spinner } from "./_spinner.ts";
 
 // Words of a worker's entry in the worker table.
 const DOORBELL = 0;
@@ -181,20 +182,16 @@ export class WakeRing {
   }
 
   /**
-   * Polls the doorbell up to `spins` times: a wake often comes within
-   * microseconds when the other side is busy, sooner than a sleep ends.
+   * Polls the doorbell for as long as `spinner` says: a wake often comes
+   * within microseconds when the other side is busy, sooner than a sleep
+   * ends.
    *
    * @param seen A doorbell value read before checking the ring.
-   * @param spins How many times to poll.
+   * @param spinner The polling budget (the owner's idle one).
    * @returns True if the doorbell changed.
    */
-  spin(seen: number, spins: number): boolean {
-    const i32 = this.#heap.i32;
-    const bell = this.#entry + DOORBELL;
-    for (let i = 0; i < spins; i++) {
-      if (Atomics.load(i32, bell) !== seen) return true;
-    }
-    return false;
+  spin(seen: number, spinner: Spinner): boolean {
+    return spinner.whileEquals(this.#heap.i32, this.#entry + DOORBELL, seen);
   }
 
   /**

@@ -97,12 +97,12 @@ Deno.test("pushFast() and takeFast() keep FIFO order while positions wrap past 2
   }
 });
 
-Deno.test("takeFast() is not fooled by a slot's stamp from an earlier lap", () => {
+Deno.test("takeFast() is not fooled by a slot's value from an earlier lap", () => {
   const r = makeRing(2);
   for (let lap = 0; lap < 5; lap++) {
     assertEquals(push(r, lap), FAST_DONE);
     assertEquals(take(r), lap);
-    assertEquals(take(r), undefined); // the slot still holds lap's stamp
+    assertEquals(take(r), undefined); // the slot still holds lap's value
     assert(!canTakeHint(r.heap, r.c));
   }
 });
@@ -178,4 +178,18 @@ Deno.test("takeFrozen() and pushFrozen() share the ring with the fast path", () 
   });
   assertEquals(push(r, 3), FAST_DONE);
   assertEquals([take(r), take(r), take(r)], [2, 3, undefined]);
+});
+
+Deno.test("takeFast() counts again the values sent since it last looked, and only when it knows of none", () => {
+  const r = makeRing(8);
+  for (const v of [1, 2, 3]) assertEquals(push(r, v), FAST_DONE);
+  assertEquals(take(r), 1); // counts 3, knows of 2 more
+  for (const v of [4, 5]) assertEquals(push(r, v), FAST_DONE);
+  assertEquals([take(r), take(r), take(r), take(r)], [2, 3, 4, 5]);
+  assertEquals(takeFast(r.heap, r.c, r.area), FAST_BLOCKED);
+  // A frozen take leaves the thawed count exact.
+  for (const v of [6, 7]) assertEquals(push(r, v), FAST_DONE);
+  frozen(r, () => takeFrozen(r.heap, r.c, r.area));
+  assertEquals(take(r), 7);
+  assertEquals(take(r), undefined);
 });

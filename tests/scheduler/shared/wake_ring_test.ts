@@ -1,4 +1,5 @@
 import { assert, assertEquals } from "@std/assert";
+import { Spinner } from "../../../scheduler/shared/_spinner.ts";
 import { SharedHeap } from "../../../scheduler/shared/heap.ts";
 import {
   createWakeRings,
@@ -83,6 +84,7 @@ Deno.test("WakeRing.wait() returns undefined once the doorbell has changed", () 
   const seen = ring.doorbell();
   WakeRing.ring(heap, 0);
   assertEquals(ring.wait(seen), undefined);
-  assert(ring.spin(seen, 1));
-  assert(!ring.spin(ring.doorbell(), 10));
+  assert(ring.spin(seen, new Spinner(heap.i32, 0)));
+  // Nobody else is active (Global.Active is 0): it does not poll.
+  assert(!ring.spin(ring.doorbell(), new Spinner(heap.i32, 0)));
 });
