@@ -32,6 +32,7 @@ import {
 } from "./_command_line.ts";
 import { traceTarget } from "./trace_flag.ts";
 import { scheduleFlags } from "./schedule_flags.ts";
+import { checkWritable } from "./_writable_file.ts";
 import { discoveryOverrides } from "./_discovery_flags.ts";
 import { takeEarlyWorkers } from "./_early_workers.ts";
 import { StartedWorkers } from "../pool/worker_start.ts";
@@ -148,7 +149,7 @@ async function runWith(
   );
   const model = await loadModel(path, { params: values.params });
   const fetches = fetchList(model.desc, values.fetch);
-  await checkWritable(fetches);
+  await checkFetchesWritable(fetches);
   const workerAddrs = values["worker-addrs"];
   if (workerAddrs !== undefined) {
     parseWorkerAddrs(workerAddrs, { source: "--worker-addrs" });
@@ -296,23 +297,12 @@ function fetchList(
   return fetches;
 }
 
-// Every file a fetch writes can be written, checked before anything runs
-// (exit 1 means nothing ran): the file is opened for writing, and removed
-// again when it did not exist before.
-async function checkWritable(
+// Every file a fetch writes can be written, checked before anything runs.
+async function checkFetchesWritable(
   fetches: [string, string | undefined][],
 ): Promise<void> {
   for (const [name, path] of fetches) {
-    if (path === undefined) continue;
-    const existed = await Deno.lstat(path).then(() => true, () => false);
-    try {
-      (await Deno.open(path, { write: true, create: true })).close();
-      if (!existed) await Deno.remove(path);
-    } catch (e) {
-      throw new ProgramError(
-        `--fetch ${name}: cannot write "${path}": ${fileErrorReason(e)}`,
-      );
-    }
+    if (path !== undefined) await checkWritable(`--fetch ${name}`, path);
   }
 }
 

@@ -5,6 +5,7 @@
 
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
+import { checkWritable } from "./_writable_file.ts";
 import { decodeSchedule } from "../core/schedule_file.ts";
 import type { ExecutorOptions } from "../run/executor.ts";
 import type { Flags } from "./_command_line.ts";
@@ -62,7 +63,7 @@ export async function scheduleFlags(
     };
   }
   if (record === undefined) return undefined;
-  await checkWritable(record);
+  await checkWritable("--record", record);
   let made: Uint8Array | undefined;
   return {
     option: { record: (bytes) => made = bytes },
@@ -77,16 +78,4 @@ export async function scheduleFlags(
       }
     },
   };
-}
-
-async function checkWritable(file: string): Promise<void> {
-  const existed = await Deno.lstat(file).then(() => true, () => false);
-  try {
-    (await Deno.open(file, { write: true, create: true })).close();
-    if (!existed) await Deno.remove(file);
-  } catch (e) {
-    throw new ProgramError(
-      `--record: cannot write "${file}": ${fileErrorReason(e)}`,
-    );
-  }
 }

@@ -6,6 +6,7 @@ import { basename } from "@std/path";
 import type { TraceEvent } from "../core/trace_event.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
+import { checkWritable } from "./_writable_file.ts";
 import { traceHtml, traceJson } from "../run/trace_file.ts";
 
 /** Where a run's trace goes, and how to write it. */
@@ -45,7 +46,7 @@ export async function traceTarget(
       `--trace: "${file}" should end in .json or .html`,
     );
   }
-  await checkWritable(file);
+  await checkWritable("--trace", file);
   let events: TraceEvent[] | undefined;
   return {
     collect: (e) => events = e,
@@ -63,16 +64,4 @@ export async function traceTarget(
       }
     },
   };
-}
-
-async function checkWritable(file: string): Promise<void> {
-  const existed = await Deno.lstat(file).then(() => true, () => false);
-  try {
-    (await Deno.open(file, { write: true, create: true })).close();
-    if (!existed) await Deno.remove(file);
-  } catch (e) {
-    throw new ProgramError(
-      `--trace: cannot write "${file}": ${fileErrorReason(e)}`,
-    );
-  }
 }
