@@ -17,30 +17,15 @@ import {
   Executor,
   fillConstant,
   go,
-  increment,
-  lessThan,
   makeChannel,
   Program,
   recv,
   send,
-  type Variable,
-  whileLoop,
 } from "../mod.ts";
+import { loop } from "./_int64_loop.ts";
 
 const N = 100_000;
 const ROUND_TRIPS = 50_000;
-
-/** `while (i < n) { body(i); i++ }` with an int64 counter: 2 scalar ops a pass. */
-function loop(n: number, body: (i: Variable) => void): void {
-  const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
-  const limit = fillConstant({ shape: [1], dtype: "int64", value: n });
-  const more = lessThan(i, limit);
-  whileLoop(more, () => {
-    body(i);
-    increment(i);
-    lessThan(i, limit, { out: more });
-  });
-}
 
 function buffered(withChannel: boolean): Program {
   const program = new Program();

@@ -19,30 +19,17 @@ import {
   type ExecutorOptions,
   fillConstant,
   go,
-  increment,
-  lessThan,
   makeChannel,
   Program,
   recv,
   select,
   send,
-  whileLoop,
 } from "../mod.ts";
+import { loop } from "./_int64_loop.ts";
 import { decodeSchedule } from "../runtime/core/schedule_file.ts";
 
 const ROUND_TRIPS = 10_000;
 const FAN_IN = 2_000;
-
-function loop(n: number, body: () => void): void {
-  const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
-  const limit = fillConstant({ shape: [1], dtype: "int64", value: n });
-  const more = lessThan(i, limit);
-  whileLoop(more, () => {
-    body();
-    increment(i);
-    lessThan(i, limit, { out: more });
-  });
-}
 
 function channelHeavy(): Program {
   const program = new Program();

@@ -20,31 +20,17 @@ import {
   Executor,
   fillConstant,
   go,
-  increment,
-  lessThan,
   makeChannel,
   parallelFor,
   Program,
   recv,
   send,
   type Variable,
-  whileLoop,
 } from "../mod.ts";
+import { loop } from "./_int64_loop.ts";
 
 const ROUND_TRIPS = 20_000;
 const ITERATIONS = 5_000;
-
-/** `while (i < n) { body(); i++ }` with an int64 counter. */
-function loop(n: number, body: () => void): void {
-  const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
-  const limit = fillConstant({ shape: [1], dtype: "int64", value: n });
-  const more = lessThan(i, limit);
-  whileLoop(more, () => {
-    body();
-    increment(i);
-    lessThan(i, limit, { out: more });
-  });
-}
 
 function pingPong(): Program {
   const program = new Program();

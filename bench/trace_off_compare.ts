@@ -17,28 +17,15 @@ import {
   Executor,
   fillConstant,
   go,
-  increment,
-  lessThan,
   makeChannel,
   parallelFor,
   Program,
   recv,
   send,
   type Variable,
-  whileLoop,
 } from "../mod.ts";
+import { loop } from "./_int64_loop.ts";
 import { makeChannel as makeTsChannel, Scheduler } from "../scheduler/mod.ts";
-
-function loop(n: number, body: () => void): void {
-  const i = fillConstant({ shape: [1], dtype: "int64", value: 0 });
-  const limit = fillConstant({ shape: [1], dtype: "int64", value: n });
-  const more = lessThan(i, limit);
-  whileLoop(more, () => {
-    body();
-    increment(i);
-    lessThan(i, limit, { out: more });
-  });
-}
 
 function pingPong(n: number): Program {
   const p = new Program();

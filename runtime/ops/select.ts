@@ -166,17 +166,7 @@ const selectOp = defineOp({
         if (thread.run.schedule !== undefined) {
           return scheduledSelect(prepared, scope, thread, block, index);
         }
-        const cases = prepared.map((c) => toCase(c, scope));
-        const pool = poolOf(thread.run);
-        const chosen = pool === undefined
-          ? select(cases as SelectCase[], thread.resumeAs)
-          : selectShared(
-            pool.member,
-            cases as SharedCase[],
-            thread.thread.random,
-            thread.thread,
-            thread.resumer,
-          );
+        const chosen = choose(prepared.map((c) => toCase(c, scope)), thread);
         if (chosen instanceof Promise) return chosen;
         return finish(prepared, chosen, scope, thread);
       },
@@ -218,16 +208,7 @@ function scheduledSelect(
   }
   let chosen: SelectResult | Promise<SelectResult>;
   try {
-    const pool = poolOf(thread.run);
-    chosen = pool === undefined
-      ? select(cases as SelectCase[], thread.resumeAs)
-      : selectShared(
-        pool.member,
-        cases as SharedCase[],
-        thread.thread.random,
-        thread.thread,
-        thread.resumer,
-      );
+    chosen = choose(cases, thread);
   } catch (e) {
     // A send on a closed channel panics while choosing; replay lets that
     // select choose freely, as it did (its draws are the thread's own).
@@ -239,6 +220,24 @@ function scheduledSelect(
   if (chosen instanceof Promise) return chosen;
   gate.chose(thread.thread, chosen.index);
   return finish(prepared, chosen, scope, thread);
+}
+
+// Chooses among `cases` with the select of the thread's run: one worker's
+// channels, or the pool's shared ones.
+function choose(
+  cases: AnyCase[],
+  thread: ThreadContext,
+): SelectResult | Promise<SelectResult> {
+  const pool = poolOf(thread.run);
+  return pool === undefined
+    ? select(cases as SelectCase[], thread.resumeAs)
+    : selectShared(
+      pool.member,
+      cases as SharedCase[],
+      thread.thread.random,
+      thread.thread,
+      thread.resumer,
+    );
 }
 
 // Send values and channels are read here, once, when the select starts.
