@@ -287,18 +287,24 @@ Deno.test("callPiece() sends a piece whose worker is gone to a worker a rediscov
       asked++;
       return Promise.resolve([server.addr]);
     });
-    const call = {
-      endpoints: [closedPort()],
-      index: 0,
-      program: "",
-      retry: true,
-    };
-    const reply = await within(
-      20_000,
-      callPiece(run, call, Tensor.fromArray([3, 4], "float32")),
-    );
-    assertEquals(reply.toNested(), [3, 4]);
+    const lost = closedPort();
+    const call = { endpoints: [lost], index: 0, program: "", retry: true };
+    // The master's warning goes to stderr: caught here, it is asserted
+    // rather than printed among the suite's results.
+    const warnings: string[] = [];
+    const consoleError = console.error;
+    console.error = (line: string) => warnings.push(line);
+    try {
+      const reply = await within(
+        20_000,
+        callPiece(run, call, Tensor.fromArray([3, 4], "float32")),
+      );
+      assertEquals(reply.toNested(), [3, 4]);
+    } finally {
+      console.error = consoleError;
+    }
     assertEquals(asked, 1);
+    assertLostLine(warnings.join("\n"), lost, 0, server.addr);
   } finally {
     await server.close();
   }
