@@ -139,7 +139,7 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     localThreads: () => scheduler.threads().map((t) => threadSnapshot(t, 0)),
     fail: (error) => failed.abort(error),
     traceOrigin: options.tracer?.origin,
-    modules: poolModules(),
+    modules: poolModules,
     started: options.started,
     schedule: options.schedule === undefined ? undefined : {
       shared: options.schedule.shared,
@@ -200,9 +200,10 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
 }
 
 // The modules every worker adopts, compiled here once. Building the GEMM
-// module costs up to ~25 ms on a cold thread (the builder's own first
-// run), which each worker would otherwise pay on its first product; the
-// main thread pays it at most once per process (gemm.ts caches it).
+// module costs 20–45 ms on a cold thread (the builder's own first run),
+// which each worker would otherwise pay on its first product; the main
+// thread pays it at most once per process (gemm.ts caches it), after the
+// workers have their `init`.
 function poolModules(): PoolModules {
   return { gemm: gemmModule(false), gemmShared: gemmModule(true) };
 }

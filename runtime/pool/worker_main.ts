@@ -1,11 +1,11 @@
 /**
  * The entry point of a pool worker (a Web Worker). The main thread sends
- * one `init` message per run with the run's shared memory, the program and
- * the WebAssembly modules it compiled (adopted here, not built again);
- * the worker prepares the program and then runs the green threads other
- * workers spawn on it, until the main thread terminates it. It reports a
- * panic, a quiet moment (activity zero: maybe a deadlock) and, when asked,
- * a snapshot of its threads.
+ * one `init` message per run with the run's shared memory and the program,
+ * then one with the WebAssembly modules it compiled (adopted here, not
+ * built again); the worker prepares the program and then runs the green
+ * threads other workers spawn on it, until the main thread terminates it.
+ * It reports a panic, a quiet moment (activity zero: maybe a deadlock)
+ * and, when asked, a snapshot of its threads.
  *
  * @module
  */
@@ -25,7 +25,7 @@ import { compactFromBinary } from "../format/compact_from_binary.ts";
 import { PreparedProgram } from "../exec/prepare.ts";
 import { OPS } from "../ops/mod.ts";
 import type { PooledRunServices } from "../core/_pool_services.ts";
-import type { WorkerInit, WorkerReport } from "./worker_pool.ts";
+import type { WorkerInit, WorkerModules, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
 import { RunTracer } from "../core/run_tracer.ts";
 import { ScheduleGate } from "../core/schedule_gate.ts";
@@ -49,9 +49,6 @@ function snapshots() {
 }
 
 function start(init: WorkerInit): void {
-  // The main thread's compiled modules: no building or compiling here.
-  adoptGemmModule(false, init.modules.gemm);
-  adoptGemmModule(true, init.modules.gemmShared);
   const heap = new SharedHeap(init.memory);
   const desc = compactFromBinary(ProgramDescSchema, init.program);
   if (init.traceOrigin !== undefined) {
@@ -146,6 +143,13 @@ self.addEventListener("unhandledrejection", (e) => died(e, e.reason));
 self.onmessage = (event: MessageEvent) => {
   const message = event.data;
   if (message.type === "init") return start(message as WorkerInit);
+  if (message.type === "modules") {
+    // The main thread's compiled modules: no building or compiling here.
+    const { modules } = message as WorkerModules;
+    adoptGemmModule(false, modules.gemm);
+    adoptGemmModule(true, modules.gemmShared);
+    return;
+  }
   if (message.type === "crash") throw new Error("crash asked for by a test");
   if (message.type === "trace") {
     const events = tracer?.finish() ?? [];

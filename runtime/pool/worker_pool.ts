@@ -40,14 +40,20 @@ export interface WorkerInit {
   readonly cluster?: ClusterSettings;
   /** Set when the run is traced: when its trace began (epoch ms). */
   readonly traceOrigin?: number;
-  /**
-   * WebAssembly modules the main thread compiled, which the worker adopts
-   * instead of building its own (`gemm`: over an unshared memory,
-   * `gemmShared`: over the heap).
-   */
-  readonly modules: PoolModules;
   /** Set when the run is recorded or replayed (`ScheduleGate`). */
   readonly schedule?: WorkerSchedule;
+}
+
+/**
+ * What the main thread sends a worker right after its `init`: the
+ * WebAssembly modules it compiled, which the worker adopts instead of
+ * building its own (`gemm`: over an unshared memory, `gemmShared`: over
+ * the heap), unless it has built one already (a product that came first).
+ */
+export interface WorkerModules {
+  readonly type: "modules";
+  /** The modules. */
+  readonly modules: PoolModules;
 }
 
 /** Compiled WebAssembly modules a worker adopts (see `WorkerInit`). */
@@ -110,8 +116,12 @@ export interface WorkerPoolOptions {
   readonly localThreads: () => readonly ThreadInfo[];
   /** Ends the run with a panic or a deadlock. */
   readonly fail: (error: Panic | Deadlock) => void;
-  /** The compiled modules each worker adopts. */
-  readonly modules: PoolModules;
+  /**
+   * Compiles the modules each worker adopts. Called once every worker has
+   * been sent its `init`, so that the workers prepare the program while
+   * this thread compiles (about 25–60 ms on a cold thread).
+   */
+  readonly modules: () => PoolModules;
   /**
    * Workers started ahead of the run, taken first (see worker_start.ts);
    * the rest start now.
@@ -207,12 +217,17 @@ export class WorkerPool implements PoolHandle {
         seed: options.seed,
         cluster: options.cluster,
         traceOrigin: options.traceOrigin,
-        modules: options.modules,
         schedule: options.schedule,
       };
       worker.postMessage(init);
       this.#workers.push(worker);
     }
+    if (this.#workers.length === 0) return;
+    const modules: WorkerModules = {
+      type: "modules",
+      modules: options.modules(),
+    };
+    for (const worker of this.#workers) worker.postMessage(modules);
   }
 
   /**
