@@ -213,6 +213,23 @@ export class WakeRing {
   }
 
   /**
+   * Sleeps in place until the doorbell differs from `seen` or `ms` pass:
+   * Atomics.wait, which blocks this thread, its event loop included, and
+   * which a notify ends within a few microseconds (the event loop's
+   * waitAsync takes 20 to 60 here). Wakers notify only a ring marked
+   * asleep: mark it first (`sleep(true)`).
+   *
+   * @param seen A doorbell value read before checking the ring.
+   * @param ms The longest sleep, in milliseconds.
+   * @returns True if the doorbell changed (or had already), false if the
+   * time ran out.
+   */
+  block(seen: number, ms: number): boolean {
+    const i32 = this.#heap.i32;
+    return Atomics.wait(i32, this.#entry + DOORBELL, seen, ms) !== "timed-out";
+  }
+
+  /**
    * Marks the owner asleep (wakers then notify) or awake.
    *
    * @param asleep Whether the owner is about to sleep.

@@ -88,3 +88,41 @@ Deno.test("WakeRing.wait() returns undefined once the doorbell has changed", () 
   // Nobody else is active (Global.Active is 0): it does not poll.
   assert(!ring.spin(ring.doorbell(), new Spinner(heap.i32, 0)));
 });
+
+Deno.test("WakeRing.block() returns at once when the doorbell has changed, and false when its time runs out", () => {
+  const heap = rings(1);
+  const ring = new WakeRing(heap, 0);
+  const seen = ring.doorbell();
+  assert(!ring.block(seen, 1)); // nobody rings
+  WakeRing.ring(heap, 0);
+  assert(ring.block(seen, 60_000));
+});
+
+Deno.test("WakeRing.ring() ends a Worker's block() when it sleeps marked asleep", async () => {
+  const heap = rings(2);
+  const worker = new Worker(
+    new URL("./_doorbell_worker.ts", import.meta.url),
+    { type: "module" },
+  );
+  try {
+    const answers: unknown[] = [];
+    let arrived = () => {};
+    worker.onmessage = (e) => {
+      answers.push(e.data);
+      arrived();
+    };
+    const next = () =>
+      answers.length > 0
+        ? Promise.resolve(answers.shift())
+        : new Promise<unknown>((resolve) => {
+          arrived = () => resolve(answers.shift());
+        });
+    worker.postMessage({ memory: heap.memory, worker: 1 });
+    assertEquals(await within(5000, next()), "asleep");
+    push(heap, 1, [42]);
+    WakeRing.ring(heap, 1);
+    assertEquals(await within(5000, next()), { rang: true, tokens: [42] });
+  } finally {
+    worker.terminate();
+  }
+});
