@@ -452,7 +452,6 @@ export class PoolMember implements SharedActivity {
     ) {
       // Then sleep in place a while: a wake-up that comes meanwhile costs
       // the kernel's few microseconds, not the event loop's tens.
-      this.#ring.sleep(true);
       if (!this.#ring.pending() && this.#ring.block(seen, IDLE_BLOCK_MS)) {
         this.#idleSpinner.answered();
       }

@@ -28,6 +28,14 @@ const HEAD = 2;
 const TAIL = 3;
 const CAP = 4;
 const SLOTS = 5;
+// What the owner sleeps in place on (`block`): its own word, so that the
+// notify that ends that sleep leaves the event loop's waitAsync on the
+// doorbell armed, rather than resolving it too for nothing.
+const NAP = 6;
+// SLEEPING's values: awake, asleep in the event loop, asleep in place.
+const AWAKE = 0;
+const IN_LOOP = 1;
+const IN_PLACE = 2;
 // One 64-byte cache line per worker: a waker writes one worker's doorbell
 // and tail without disturbing the others' lines.
 const ENTRY_WORDS = 16;
@@ -134,8 +142,12 @@ export class WakeRing {
   static ring(heap: SharedHeap, worker: number): void {
     const e = entryOf(heap, worker);
     Atomics.add(heap.i32, e + DOORBELL, 1);
-    if (Atomics.load(heap.i32, e + SLEEPING) !== 0) {
+    const sleeping = Atomics.load(heap.i32, e + SLEEPING);
+    if (sleeping === IN_LOOP) {
       Atomics.notify(heap.i32, e + DOORBELL);
+    } else if (sleeping === IN_PLACE) {
+      Atomics.store(heap.i32, e + NAP, 1);
+      Atomics.notify(heap.i32, e + NAP);
     }
   }
 
@@ -216,8 +228,8 @@ export class WakeRing {
    * Sleeps in place until the doorbell differs from `seen` or `ms` pass:
    * Atomics.wait, which blocks this thread, its event loop included, and
    * which a notify ends within a few microseconds (the event loop's
-   * waitAsync takes 20 to 60 here). Wakers notify only a ring marked
-   * asleep: mark it first (`sleep(true)`).
+   * waitAsync takes 20 to 60 here). Marks the ring asleep in place while
+   * it sleeps, and awake after.
    *
    * @param seen A doorbell value read before checking the ring.
    * @param ms The longest sleep, in milliseconds.
@@ -226,7 +238,16 @@ export class WakeRing {
    */
   block(seen: number, ms: number): boolean {
     const i32 = this.#heap.i32;
-    return Atomics.wait(i32, this.#entry + DOORBELL, seen, ms) !== "timed-out";
+    const e = this.#entry;
+    Atomics.store(i32, e + NAP, 0);
+    Atomics.store(i32, e + SLEEPING, IN_PLACE);
+    // A waker that rang before the mark was seen does not notify: the
+    // doorbell has moved, then (the waker rings before it reads the mark).
+    if (Atomics.load(i32, e + DOORBELL) === seen) {
+      Atomics.wait(i32, e + NAP, 0, ms);
+    }
+    Atomics.store(i32, e + SLEEPING, AWAKE);
+    return Atomics.load(i32, e + DOORBELL) !== seen;
   }
 
   /**
@@ -235,6 +256,10 @@ export class WakeRing {
    * @param asleep Whether the owner is about to sleep.
    */
   sleep(asleep: boolean): void {
-    Atomics.store(this.#heap.i32, this.#entry + SLEEPING, asleep ? 1 : 0);
+    Atomics.store(
+      this.#heap.i32,
+      this.#entry + SLEEPING,
+      asleep ? IN_LOOP : AWAKE,
+    );
   }
 }

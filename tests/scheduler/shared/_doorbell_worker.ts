@@ -1,6 +1,6 @@
-// A Web Worker for wake_ring_test.ts: maps the heap, marks its wake ring
-// asleep, posts "asleep", sleeps in place on its doorbell (WakeRing.block)
-// and posts what it woke to: whether the doorbell rang, and the tokens.
+// A Web Worker for wake_ring_test.ts: maps the heap, posts "asleep",
+// sleeps in place (WakeRing.block) and posts what it woke to: whether the
+// doorbell rang, and the tokens.
 
 /// <reference no-default-lib="true" />
 /// <reference lib="deno.worker" />
@@ -23,7 +23,6 @@ self.onmessage = (event: MessageEvent<DoorbellTask>) => {
   const { memory, worker } = event.data;
   const ring = new WakeRing(new SharedHeap(memory), worker);
   const seen = ring.doorbell();
-  ring.sleep(true);
   self.postMessage("asleep");
   // Long enough that only the ring ends it in a test that passes.
   const rang = ring.block(seen, 60_000);

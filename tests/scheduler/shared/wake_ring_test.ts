@@ -98,7 +98,7 @@ Deno.test("WakeRing.block() returns at once when the doorbell has changed, and f
   assert(ring.block(seen, 60_000));
 });
 
-Deno.test("WakeRing.ring() ends a Worker's block() when it sleeps marked asleep", async () => {
+Deno.test("WakeRing.ring() ends a Worker's block()", async () => {
   const heap = rings(2);
   const worker = new Worker(
     new URL("./_doorbell_worker.ts", import.meta.url),
@@ -125,4 +125,18 @@ Deno.test("WakeRing.ring() ends a Worker's block() when it sleeps marked asleep"
   } finally {
     worker.terminate();
   }
+});
+
+Deno.test("WakeRing.block() marks the ring awake again, so that the next ring notifies only a wait() marked asleep", async () => {
+  const heap = rings(1);
+  const ring = new WakeRing(heap, 0);
+  let seen = ring.doorbell();
+  assert(!ring.block(seen, 1));
+  seen = ring.doorbell();
+  const waiting = ring.wait(seen);
+  if (waiting === undefined) throw new Error("the doorbell moved by itself");
+  ring.sleep(true);
+  WakeRing.ring(heap, 0);
+  await within(2000, waiting);
+  ring.sleep(false);
 });
