@@ -9,7 +9,11 @@
 // before it looks at the ring and then waits only while the doorbell still
 // has the value it read (Atomics.waitAsync compares first); the waker
 // pushes before it increments the doorbell. `sleeping` only saves a notify
-// when the owner is awake.
+// when the owner is awake, and says which word to notify: the doorbell,
+// where the event loop's waitAsync waits, or NAP, where an owner sleeping
+// in place (`block`) waits. That owner marks itself IN_PLACE before it
+// reads the doorbell a last time, and the waker increments the doorbell
+// before it reads the mark: one of them sees the other.
 //
 // The worker table and its rings lie in the control arena, which every
 // worker's views cover from the start (heap.ts): nothing here covers.
