@@ -5,9 +5,11 @@
 // Why poll at all: another worker often answers within a microsecond or
 // two, and while both sides poll a hand-off costs about 0.15 µs; once one
 // side sleeps it costs a park, a wake-up through the event loop and the
-// kernel, about 55 µs here (../shared/anchors/workers/RESULTS.md). Why not
-// poll long: a core that polls for an answer that does not come is taken
-// from every other thread on the machine, the peer's included.
+// kernel, about 55 µs here (../shared/anchors/workers/RESULTS.md), or 7 to
+// 20 when the sleeper sleeps in place (pool_member.ts), plus the wait for
+// a core on a loaded machine. Why not poll long: a core that polls for an
+// answer that does not come is taken from every other thread on the
+// machine, the peer's included.
 //
 // The policy, per channel handle (so per channel and worker) and per worker
 // for its idle wait:
