@@ -78,11 +78,19 @@ export const W_TOKEN = 6;
 export const W_SELECT = 7;
 export const W_CASE = 8;
 /**
+ * The heap block the waiter lies in (the waiter starts the block's first
+ * cache line; see `newWaiter`).
+ */
+export const W_BLOCK = 9;
+/**
  * The waiter's value area (_values.ts): a send's value, or what a receive
  * was given.
  */
 export const W_VALUE = 10;
 export const WAITER_BYTES = 18 * 4;
+// A block that holds a waiter from a cache line's start up to the end of
+// the next line, whatever the block's alignment.
+const WAITER_BLOCK_BYTES = 56 + 128;
 
 /** Waiter kinds. */
 export const RECV = 0;
@@ -138,8 +146,20 @@ export const S_WAITERS = 4;
  * ```
  */
 export function newWaiter(member: PoolMember, kind: number): number {
-  const w = member.spares.pop() ?? member.heap.allocControl(WAITER_BYTES);
+  const w = member.spares.pop() ?? allocateWaiter(member);
   initWaiter(member, w, kind);
+  return w;
+}
+
+// A waiter on cache lines of its own: its owner polls its state while
+// another worker writes its value and state, and a neighbour's words on
+// the same lines (another worker's waiter, say) would move those lines
+// between the cores once more per hand-off.
+function allocateWaiter(member: PoolMember): number {
+  const heap = member.heap;
+  const block = heap.allocControl(WAITER_BLOCK_BYTES);
+  const w = (block + 63) & ~63;
+  heap.i32[(w >> 2) + W_BLOCK] = block;
   return w;
 }
 
@@ -222,7 +242,7 @@ function initWaiter(member: PoolMember, w: number, kind: number): void {
  */
 export function dropWaiter(member: PoolMember, w: number): void {
   if (member.spares.length < MAX_SPARES) member.spares.push(w);
-  else member.freeControlLater(w);
+  else member.freeControlLater(member.heap.i32[(w >> 2) + W_BLOCK]);
 }
 
 /**

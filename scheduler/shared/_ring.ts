@@ -152,15 +152,21 @@ function limitOf(i32: Int32Array, c: number): number {
 }
 
 // Locks side `at` for a fast operation: its word, or -1 if the side is
-// SLOW or stays locked by another worker.
+// SLOW or stays locked by another worker. The first guess at the word is a
+// plain read, which the compare-and-swap checks (a failed one returns the
+// word to go on with): so one Atomics call when nobody else holds the side.
+// V8 calls each out of line, about 15 ns here, where a plain read costs 1.
 function lockSide(i32: Int32Array, at: number): number {
+  let word = i32[at];
   for (let tries = 0; tries < SIDE_TRIES; tries++) {
-    const word = Atomics.load(i32, at);
     if ((word & SLOW) !== 0) return -1;
-    if (
-      (word & LOCKED) === 0 &&
-      Atomics.compareExchange(i32, at, word, word | LOCKED) === word
-    ) return word;
+    if ((word & LOCKED) !== 0) {
+      word = Atomics.load(i32, at);
+      continue;
+    }
+    const seen = Atomics.compareExchange(i32, at, word, word | LOCKED);
+    if (seen === word) return word;
+    word = seen;
   }
   return -1;
 }

@@ -5,9 +5,11 @@
 // Why poll at all: another worker often answers within a microsecond or
 // two, and while both sides poll a hand-off costs about 0.15 µs; once one
 // side sleeps it costs a park, a wake-up through the event loop and the
-// kernel, about 55 µs here (../shared/anchors/workers/RESULTS.md). Why not
-// poll long: a core that polls for an answer that does not come is taken
-// from every other thread on the machine, the peer's included.
+// kernel, about 55 µs here (../shared/anchors/workers/RESULTS.md), or 7 to
+// 20 when the sleeper sleeps in place (pool_member.ts), plus the wait for
+// a core on a loaded machine. Why not poll long: a core that polls for an
+// answer that does not come is taken from every other thread on the
+// machine, the peer's included.
 //
 // The policy, per channel handle (so per channel and worker) and per worker
 // for its idle wait:
@@ -29,6 +31,14 @@
 //   4. A wait polls once: after its polling ran out it parks (or sleeps)
 //      until answered (`waiting` until `answered`), however many steps it
 //      takes on the way (a fast path, then the locked one).
+//   5. A receiver polling an empty ring paces its polls (`until`'s
+//      `paced`): a few hundred nanoseconds of its own work between two
+//      looks. Each look takes the cache line of the ring's tail from the
+//      sender, which then waits for it at its next send; looking once per
+//      few sends, the receiver takes the line once for all of them and
+//      finds them there together. A lone value is seen that much later.
+//      (Pacing a sender's polls of a full ring measured worse: the sender
+//      is then the faster side, and only waits longer.)
 // So a peer that answers within microseconds is polled for, while a peer
 // that is busy elsewhere, or descheduled by the kernel, soon costs
 // MIN_MICROS a wait, and a parked one nothing. (A budget that grew to
@@ -55,6 +65,20 @@ const PREEMPTED_MICROS = 30;
 // first look.
 const POLLS_PER_CHECK = 64;
 const POLLS_FIRST = 256;
+// A paced poll (rule 5) first works PACE_LOOPS steps, about 200 ns here,
+// as long as PACE_POLLS plain polls: so paced polling looks at the clock
+// and the activity as often.
+const PACE_LOOPS = 128;
+const PACE_POLLS = 8;
+// What the pause computes, kept so that the compiler keeps the pause.
+let paceSink = 0;
+
+// Works a few hundred nanoseconds without touching shared memory.
+function pause(): void {
+  let x = paceSink;
+  for (let i = 0; i < PACE_LOOPS; i++) x = (Math.imul(x, 31) + i) | 0;
+  paceSink = x;
+}
 
 /**
  * Whether another thread of the run could answer a poller: the run's
@@ -142,16 +166,24 @@ export class Spinner {
    * could answer.
    *
    * @param ready The condition.
+   * @param paced Whether to pause between two polls (rule 5 at the top of
+   * the file): for a receiver polling a ring.
    * @returns True if it became true: else wait some other way, and call
    * `answered` once the wait ends.
    */
-  until(ready: () => boolean): boolean {
+  until(ready: () => boolean, paced = false): boolean {
     this.#waiting = false;
-    for (let i = 0; i < POLLS_FIRST; i++) if (ready()) return true;
+    const first = paced ? POLLS_FIRST / PACE_POLLS : POLLS_FIRST;
+    const perCheck = paced ? POLLS_PER_CHECK / PACE_POLLS : POLLS_PER_CHECK;
+    for (let i = 0; i < first; i++) {
+      if (paced) pause();
+      if (ready()) return true;
+    }
     if (!othersActive(this.#i32, this.#self)) return false;
     const start = performance.now();
     for (let last = start;;) {
-      for (let i = 0; i < POLLS_PER_CHECK; i++) {
+      for (let i = 0; i < perCheck; i++) {
+        if (paced) pause();
         if (ready()) return this.#won();
       }
       last = this.#look(start, last);

@@ -14,7 +14,10 @@
 // instead of parking (a channel's spinner, or `spinner` for a select): then
 // nobody counts it blocked, and its waker wakes nobody (see _records.ts).
 // A worker whose threads all wait polls its doorbell for a while before it
-// sleeps (#idleSpinner). How long, both: _spinner.ts.
+// sleeps (#idleSpinner). How long, both: _spinner.ts. It then sleeps in
+// place (Atomics.wait) for up to IDLE_BLOCK_MS, where a notify wakes it in
+// a few microseconds, and after that in the event loop (waitAsync), where
+// it takes tens.
 //
 // Deadlock: activity is live threads not blocked, plus pending work, over
 // all workers, in the heap's Active word. When an update makes it zero,
@@ -67,6 +70,11 @@ export interface PoolMemberHandlers {
 // worker whose channel operations all take the lock-free path would
 // otherwise never free the blobs it received.
 const MAX_DEFERRED = 256;
+// How long a worker whose threads all wait sleeps in place (blocking its
+// event loop) once its polling ran out, before it goes back to the event
+// loop to sleep there: a timer or I/O of this worker's is served late by
+// this much at most, once each time the worker goes idle.
+const IDLE_BLOCK_MS = 1;
 
 /**
  * One worker's view of a run that spans workers.
@@ -439,7 +447,15 @@ export class PoolMember implements SharedActivity {
     // While it spins, this worker sees the doorbell itself: no notify.
     this.#ring.sleep(false);
     const seen = this.#ring.doorbell();
-    if (!this.#ring.pending()) this.#ring.spin(seen, this.#idleSpinner);
+    if (
+      !this.#ring.pending() && !this.#ring.spin(seen, this.#idleSpinner)
+    ) {
+      // Then sleep in place a while: a wake-up that comes meanwhile costs
+      // the kernel's few microseconds, not the event loop's tens.
+      if (!this.#ring.pending() && this.#ring.block(seen, IDLE_BLOCK_MS)) {
+        this.#idleSpinner.answered();
+      }
+    }
     this.#drain();
   }
 

@@ -373,14 +373,16 @@ export class SharedChannel<T> {
       handOff(heap, c, m.scratch);
   }
 
-  // The lock-free receive into scratch, polling like #pushNow.
+  // The lock-free receive into scratch, polling like #pushNow, but paced
+  // (_spinner.ts, rule 5): a receiver that keeps up with a stream would
+  // otherwise take the tail's cache line from the sender at every value.
   #takeNow(): boolean {
     const m = this.#member;
     const heap = m.heap;
     const c = this.#c;
     let r = takeFast(heap, c, m.scratch);
     if (r === FAST_BLOCKED && m.aloneHere()) {
-      if (this.#spinner.until(this.#canTake)) {
+      if (this.#spinner.until(this.#canTake, true)) {
         r = takeFast(heap, c, m.scratch);
       }
     }

@@ -9,7 +9,11 @@
 // before it looks at the ring and then waits only while the doorbell still
 // has the value it read (Atomics.waitAsync compares first); the waker
 // pushes before it increments the doorbell. `sleeping` only saves a notify
-// when the owner is awake.
+// when the owner is awake, and says which word to notify: the doorbell,
+// where the event loop's waitAsync waits, or NAP, where an owner sleeping
+// in place (`block`) waits. That owner marks itself IN_PLACE before it
+// reads the doorbell a last time, and the waker increments the doorbell
+// before it reads the mark: one of them sees the other.
 //
 // The worker table and its rings lie in the control arena, which every
 // worker's views cover from the start (heap.ts): nothing here covers.
@@ -28,6 +32,14 @@ const HEAD = 2;
 const TAIL = 3;
 const CAP = 4;
 const SLOTS = 5;
+// What the owner sleeps in place on (`block`): its own word, so that the
+// notify that ends that sleep leaves the event loop's waitAsync on the
+// doorbell armed, rather than resolving it too for nothing.
+const NAP = 6;
+// SLEEPING's values: awake, asleep in the event loop, asleep in place.
+const AWAKE = 0;
+const IN_LOOP = 1;
+const IN_PLACE = 2;
 // One 64-byte cache line per worker: a waker writes one worker's doorbell
 // and tail without disturbing the others' lines.
 const ENTRY_WORDS = 16;
@@ -134,8 +146,12 @@ export class WakeRing {
   static ring(heap: SharedHeap, worker: number): void {
     const e = entryOf(heap, worker);
     Atomics.add(heap.i32, e + DOORBELL, 1);
-    if (Atomics.load(heap.i32, e + SLEEPING) !== 0) {
+    const sleeping = Atomics.load(heap.i32, e + SLEEPING);
+    if (sleeping === IN_LOOP) {
       Atomics.notify(heap.i32, e + DOORBELL);
+    } else if (sleeping === IN_PLACE) {
+      Atomics.store(heap.i32, e + NAP, 1);
+      Atomics.notify(heap.i32, e + NAP);
     }
   }
 
@@ -213,11 +229,41 @@ export class WakeRing {
   }
 
   /**
+   * Sleeps in place until the doorbell differs from `seen` or `ms` pass:
+   * Atomics.wait, which blocks this thread, its event loop included, and
+   * which a notify ends within a few microseconds (the event loop's
+   * waitAsync takes 20 to 60 here). Marks the ring asleep in place while
+   * it sleeps, and awake after.
+   *
+   * @param seen A doorbell value read before checking the ring.
+   * @param ms The longest sleep, in milliseconds.
+   * @returns True if the doorbell changed (or had already), false if the
+   * time ran out.
+   */
+  block(seen: number, ms: number): boolean {
+    const i32 = this.#heap.i32;
+    const e = this.#entry;
+    Atomics.store(i32, e + NAP, 0);
+    Atomics.store(i32, e + SLEEPING, IN_PLACE);
+    // A waker that rang before the mark was seen does not notify: the
+    // doorbell has moved, then (the waker rings before it reads the mark).
+    if (Atomics.load(i32, e + DOORBELL) === seen) {
+      Atomics.wait(i32, e + NAP, 0, ms);
+    }
+    Atomics.store(i32, e + SLEEPING, AWAKE);
+    return Atomics.load(i32, e + DOORBELL) !== seen;
+  }
+
+  /**
    * Marks the owner asleep (wakers then notify) or awake.
    *
    * @param asleep Whether the owner is about to sleep.
    */
   sleep(asleep: boolean): void {
-    Atomics.store(this.#heap.i32, this.#entry + SLEEPING, asleep ? 1 : 0);
+    Atomics.store(
+      this.#heap.i32,
+      this.#entry + SLEEPING,
+      asleep ? IN_LOOP : AWAKE,
+    );
   }
 }

@@ -72,3 +72,20 @@ Deno.test("Spinner stops polling once the peer it polls for stops being active",
   assert(!spinner.until(gone));
   assert(!spinner.waiting); // not the budget's doing: nothing to learn
 });
+
+Deno.test("Spinner's paced polling sees an answer, and runs out like plain polling", () => {
+  const { heap } = setup(2);
+  const spinner = new Spinner(heap.i32);
+  let calls = 0;
+  assert(spinner.until(() => ++calls === 5, true));
+  assertEquals(calls, 5);
+  assert(!spinner.waiting);
+  const before = spinner.micros;
+  assert(!spinner.until(() => false, true)); // nobody answers: runs out
+  assert(spinner.waiting);
+  assert(spinner.micros < before);
+  heap.i32[Global.Active] = 1; // the poller alone: it does not poll on
+  spinner.answered();
+  assert(!spinner.until(() => false, true));
+  assert(!spinner.waiting);
+});

@@ -88,3 +88,57 @@ Deno.test("WakeRing.wait() returns undefined once the doorbell has changed", () 
   // Nobody else is active (Global.Active is 0): it does not poll.
   assert(!ring.spin(ring.doorbell(), new Spinner(heap.i32, 0)));
 });
+
+Deno.test("WakeRing.block() returns at once when the doorbell has changed, and false when its time runs out", () => {
+  const heap = rings(1);
+  const ring = new WakeRing(heap, 0);
+  const seen = ring.doorbell();
+  assert(!ring.block(seen, 1)); // nobody rings
+  WakeRing.ring(heap, 0);
+  assert(ring.block(seen, 60_000));
+});
+
+Deno.test("WakeRing.ring() ends a Worker's block()", async () => {
+  const heap = rings(2);
+  const worker = new Worker(
+    new URL("./_doorbell_worker.ts", import.meta.url),
+    { type: "module" },
+  );
+  try {
+    const answers: unknown[] = [];
+    let arrived = () => {};
+    worker.onmessage = (e) => {
+      answers.push(e.data);
+      arrived();
+    };
+    const next = () =>
+      answers.length > 0
+        ? Promise.resolve(answers.shift())
+        : new Promise<unknown>((resolve) => {
+          arrived = () => resolve(answers.shift());
+        });
+    worker.postMessage({ memory: heap.memory, worker: 1 });
+    // The Worker's start-up (its modules checked and loaded) takes seconds
+    // on a loaded machine: a generous limit, only against a hang.
+    assertEquals(await within(30_000, next()), "asleep");
+    push(heap, 1, [42]);
+    WakeRing.ring(heap, 1);
+    assertEquals(await within(5000, next()), { rang: true, tokens: [42] });
+  } finally {
+    worker.terminate();
+  }
+});
+
+Deno.test("WakeRing.block() marks the ring awake again, so that the next ring notifies only a wait() marked asleep", async () => {
+  const heap = rings(1);
+  const ring = new WakeRing(heap, 0);
+  let seen = ring.doorbell();
+  assert(!ring.block(seen, 1));
+  seen = ring.doorbell();
+  const waiting = ring.wait(seen);
+  if (waiting === undefined) throw new Error("the doorbell moved by itself");
+  ring.sleep(true);
+  WakeRing.ring(heap, 0);
+  await within(2000, waiting);
+  ring.sleep(false);
+});
