@@ -135,12 +135,7 @@ export function encodeSchedule(record: ScheduleRecord): Uint8Array {
   const out = new VarintWriter(
     64 + record.channels.reduce((n, c) => n + c.events.length * 5 + 10, 0),
   );
-  out.bytes(new TextEncoder().encode(MAGIC));
-  out.bytes([SCHEDULE_VERSION]);
-  out.bytes(record.fingerprint);
-  out.big(record.seed);
-  out.uint(record.threads.length);
-  for (const key of record.threads) out.uint(key >>> 0);
+  out.head(record.fingerprint, record.seed, record.threads);
   out.uint(record.channels.length);
   for (const c of record.channels) {
     out.uint(c.creator);
@@ -150,11 +145,110 @@ export function encodeSchedule(record: ScheduleRecord): Uint8Array {
     out.uint(c.events.length / EVENT_WORDS);
     out.words(c.events);
   }
-  for (const list of record.choices) {
-    out.uint(list.length);
-    for (const choice of list) out.uint(choice + 2);
-  }
+  out.choices(record.choices);
   return out.done();
+}
+
+/**
+ * A recording as the schedule gate keeps it on one worker, encoded as is
+ * rather than built into a `ScheduleRecord` first: each attempt is two
+ * words, a thread index and a site (a kind, block and op in `sites`).
+ */
+export interface PackedSchedule {
+  /** SHA-256 of the program and its feeds. */
+  readonly fingerprint: Uint8Array;
+  /** The run's seed. */
+  readonly seed: number;
+  /** Lineage keys of the threads, main first. */
+  readonly threads: readonly number[];
+  /** Per channel, its creator's thread index and its ordinal. */
+  readonly made: readonly number[];
+  /** Per site, its kind, block and op. */
+  readonly sites: readonly number[];
+  /**
+   * Per channel, its attempts in order as thread index and site; an
+   * attempt whose site is negative is left out (a case its select did not
+   * take).
+   */
+  readonly logs: readonly Int32Array[];
+  /** How many words of each log are used. */
+  readonly lengths: readonly number[];
+  /** As `ScheduleRecord.choices`. */
+  readonly choices: readonly (readonly number[])[];
+}
+
+/**
+ * Encodes a packed recording: the same bytes as `encodeSchedule` gives
+ * for the record it holds.
+ *
+ * @param packed The recording.
+ * @returns Its bytes.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeSchedule, encodePackedSchedule } from "./schedule_file.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const bytes = encodePackedSchedule({
+ *   fingerprint: new Uint8Array(32),
+ *   seed: 7,
+ *   threads: [0, 12345],
+ *   made: [0, 0],
+ *   sites: [1, 0, 4, 0, 1, 2],
+ *   logs: [Int32Array.of(1, 1, 0, ~0, 0, 0)],
+ *   lengths: [6],
+ *   choices: [[], []],
+ * });
+ * const record = decodeSchedule(bytes, "r.bin");
+ * assertEquals(record.channels[0].events, Int32Array.of(1, 0, 1, 2, 0, 1, 0, 4));
+ * ```
+ */
+export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
+  const { sites, logs, lengths } = packed;
+  // Each site's three numbers take the same bytes every time.
+  const siteBytes = new Int32Array(sites.length / 3);
+  for (let i = 0; i < siteBytes.length; i++) {
+    siteBytes[i] = varintLength(sites[3 * i]) +
+      varintLength(sites[3 * i + 1]) + varintLength(sites[3 * i + 2]);
+  }
+  let size = 64 + 5 * (packed.threads.length + packed.made.length);
+  for (const list of packed.choices) size += 5 * (list.length + 1);
+  const counts: number[] = [];
+  for (let c = 0; c < logs.length; c++) {
+    const log = logs[c];
+    let n = 0;
+    for (let at = 0; at < lengths[c]; at += 2) {
+      const site = log[at + 1];
+      if (site < 0) continue;
+      n++;
+      size += varintLength(log[at]) + siteBytes[site];
+    }
+    counts.push(n);
+    size += 5;
+  }
+  const out = new VarintWriter(size);
+  out.head(packed.fingerprint, packed.seed, packed.threads);
+  out.uint(logs.length);
+  for (const word of packed.made) out.uint(word);
+  for (let c = 0; c < logs.length; c++) {
+    out.uint(counts[c]);
+    out.pairs(logs[c], lengths[c], sites);
+  }
+  out.choices(packed.choices);
+  return out.view();
+}
+
+// Bytes of n in [0, 2^32) as an unsigned LEB128 varint.
+function varintLength(n: number): number {
+  return n < 0x80
+    ? 1
+    : n < 0x4000
+    ? 2
+    : n < 0x200000
+    ? 3
+    : n < 0x10000000
+    ? 4
+    : 5;
 }
 
 // Unsigned LEB128 into a buffer that grows; a class with private fields,
@@ -165,6 +259,49 @@ class VarintWriter {
 
   constructor(size: number) {
     this.#buf = new Uint8Array(size);
+  }
+
+  // Magic, version, fingerprint, seed and the threads' keys.
+  head(
+    fingerprint: Uint8Array,
+    seed: number,
+    threads: readonly number[],
+  ): void {
+    this.bytes(new TextEncoder().encode(MAGIC));
+    this.bytes([SCHEDULE_VERSION]);
+    this.bytes(fingerprint);
+    this.big(seed);
+    this.uint(threads.length);
+    for (const key of threads) this.uint(key >>> 0);
+  }
+
+  // Each thread's count of choices, then each choice + 2.
+  choices(choices: readonly (readonly number[])[]): void {
+    for (const list of choices) {
+      this.uint(list.length);
+      for (const choice of list) this.uint(choice + 2);
+    }
+  }
+
+  // The first `used` words of a packed log, (thread, site) pairs, as
+  // thread, kind, block, op each; pairs with a negative site are skipped.
+  // The caller made room for them.
+  pairs(log: Int32Array, used: number, sites: readonly number[]): void {
+    const buf = this.#buf;
+    let at = this.#at;
+    for (let i = 0; i < used; i += 2) {
+      const site = log[i + 1];
+      if (site < 0) continue;
+      for (let k = -1; k < 3; k++) {
+        let n = k < 0 ? log[i] : sites[3 * site + k];
+        while (n > 0x7f) {
+          buf[at++] = (n & 0x7f) | 0x80;
+          n >>>= 7;
+        }
+        buf[at++] = n;
+      }
+    }
+    this.#at = at;
   }
 
   bytes(bytes: ArrayLike<number>): void {
@@ -213,6 +350,11 @@ class VarintWriter {
 
   done(): Uint8Array {
     return this.#buf.slice(0, this.#at);
+  }
+
+  // The bytes written, without a copy (for a buffer sized to fit).
+  view(): Uint8Array {
+    return this.#buf.subarray(0, this.#at);
   }
 
   #room(n: number): void {

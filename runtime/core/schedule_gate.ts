@@ -46,8 +46,11 @@ import {
 import { ProgramError } from "./errors.ts";
 import {
   CASE_BASE,
+  encodePackedSchedule,
+  encodeSchedule,
   EVENT_WORDS,
   eventAt,
+  type PackedSchedule,
   type ScheduleEvent,
   type ScheduleRecord,
 } from "./schedule_file.ts";
@@ -92,22 +95,27 @@ const MADE = 3;
 // ones make it collect garbage more often in every run that records.
 const MAX_CHANNELS = 1 << 18;
 const EVENT_BYTES = 64 << 20;
-// Words per chunk of entries on one worker (256 KiB).
-const CHUNK = 65536;
 // A select's recorded choice when it panicked instead of choosing.
 const PANICKED = -2;
 // Tag bits below this are the runtime's own (a channel's dtype).
 const TAG_SHIFT = 8;
+// Words per attempt in a channel log on one worker: thread, site.
+const LOG_WORDS = 2;
 
 /** The message a worker posts to wake another worker's bells. */
 export const TURN_MESSAGE = 2;
 
 // Per thread: channels made, selects started, the select waiting for
-// its turn.
+// its turn; recording on one worker, also its lineage key, each select's
+// choice, and where the latest select's attempts sit in the channel logs
+// (per case: channel, then the attempt's place; -1 for none).
 interface ThreadMarks {
+  readonly key: number;
   made: number;
   selects: number;
   pending: number;
+  readonly choices: number[];
+  readonly slots: number[];
 }
 
 /**
@@ -129,10 +137,28 @@ export class ScheduleGate {
   readonly #pooled: boolean;
   // Shared (fixed size) on a pool; else private, grown by copying.
   #counters: Int32Array;
-  #events: Int32Array;
-  // On one worker, the full chunks of entries before #events (never
-  // copied: a run's entries are written once and read once, at the end).
-  readonly #full: Int32Array[] = [];
+  // A pool's recorded entries (the workers' attempts, choices, channels).
+  readonly #events: Int32Array;
+  // The sites of channel attempts: kind, block and op, three words each,
+  // so that an attempt is noted as one number (`site`).
+  readonly #sites: number[] = [];
+  readonly #siteIndex = new Map<string, number>();
+  // Recording on one worker, where a channel's attempts come in the order
+  // it takes them: each channel's attempts as two words, the thread's
+  // lineage key (its record index after `#pack`) and the site; a select's
+  // attempts have their site complemented (~site) until it chooses, so
+  // the cases it did not take are dropped at the end. Two words an
+  // attempt, as fresh memory costs more than anything else a recording
+  // does.
+  readonly #logs: Int32Array[] = [];
+  // Each channel's creator (lineage key) and ordinal, two words a channel.
+  readonly #made: number[] = [];
+  // Every thread's marks, for their choices at the end.
+  readonly #threads: ThreadMarks[] = [];
+  // The thread of the latest select and its marks: a select that chooses
+  // at once reports its choice before any other thread runs.
+  #lastThread: GreenThread | undefined = undefined;
+  #lastMarks: ThreadMarks | undefined = undefined;
   /** The record being replayed; undefined when recording. */
   readonly record: ScheduleRecord | undefined;
   readonly #threadIndex = new Map<number, number>();
@@ -168,7 +194,7 @@ export class ScheduleGate {
         counters: new ArrayBuffer(
           (HEADER + Math.max(64, channels) * CHANNEL_WORDS) * 4,
         ),
-        events: new ArrayBuffer(CHUNK * 4),
+        events: new ArrayBuffer(ENTRY * 4),
       });
     this.#counters = new Int32Array(buffers.counters);
     this.#events = new Int32Array(buffers.events);
@@ -251,7 +277,11 @@ export class ScheduleGate {
         }
         this.#counters = doubled(this.#counters, need);
       }
-      this.#append(MADE, index, key, ordinal, 0, 0, 0, 0);
+      if (this.#pooled) this.#append(MADE, index, key, ordinal, 0, 0, 0, 0);
+      else {
+        this.#made.push(key, ordinal);
+        this.#logs[index] = new Int32Array(16 * LOG_WORDS);
+      }
     } else {
       index = this.#channelIndex.get(`${key}:${ordinal}`) ?? -1;
     }
@@ -259,6 +289,26 @@ export class ScheduleGate {
     if (ch instanceof SharedChannel) {
       setChannelTag(ch, (channelTag(ch) & 0xff) | ((index + 1) << TAG_SHIFT));
     } else this.#local.set(ch, index);
+  }
+
+  /**
+   * The number this gate gives the attempts of kind `kind` at an op: a
+   * wrapped op asks once per run and passes it to `enter`.
+   *
+   * @param kind SEND, RECV, CLOSE, or CASE_BASE + a select's case.
+   * @param block The op's block.
+   * @param op The op's index.
+   * @returns The site.
+   */
+  site(kind: number, block: number, op: number): number {
+    const key = `${kind} ${block} ${op}`;
+    let site = this.#siteIndex.get(key);
+    if (site === undefined) {
+      site = this.#sites.length / 3;
+      this.#sites.push(kind, block, op);
+      this.#siteIndex.set(key, site);
+    }
+    return site;
   }
 
   /**
@@ -278,19 +328,19 @@ export class ScheduleGate {
    *
    * @param c The channel's index (not -1).
    * @param thread The thread.
-   * @param kind SEND, RECV or CLOSE.
-   * @param block The op's block.
-   * @param op The op's index.
+   * @param site The op's site of kind SEND, RECV or CLOSE (`site()`).
    * @throws {TurnWait} Replaying, when it is another thread's turn.
    * @throws {ProgramError} Replaying, when the record expects another op.
    */
-  enter(
-    c: number,
-    thread: GreenThread,
-    kind: number,
-    block: number,
-    op: number,
-  ): void {
+  enter(c: number, thread: GreenThread, site: number): void {
+    if (!this.#pooled && this.mode === "record") {
+      this.#log(c, thread.lineageKey, site);
+      return;
+    }
+    const sites = this.#sites;
+    const kind = sites[3 * site];
+    const block = sites[3 * site + 1];
+    const op = sites[3 * site + 2];
     if (this.mode === "replay") return this.#turn(c, thread, kind, block, op);
     this.#lock(c);
     const seq = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ]++;
@@ -304,7 +354,10 @@ export class ScheduleGate {
    * @param c The channel's index.
    */
   leave(c: number): void {
-    if (this.mode === "record") return this.#unlock(c);
+    if (this.mode === "record") {
+      if (this.#pooled) this.#unlock(c);
+      return;
+    }
     Atomics.add(this.#counters, HEADER + c * CHANNEL_WORDS + SEQ, 1);
     this.#ring(c);
   }
@@ -318,27 +371,42 @@ export class ScheduleGate {
    *
    * @param channels Each case's channel index (-1: nil, default, timer).
    * @param thread The thread.
-   * @param block The op's block.
-   * @param op The op's index.
+   * @param sites Each case's site (kind CASE_BASE + case, `site()`).
    * @returns The case to force, -1, or -2.
    * @throws {TurnWait} Replaying, when it is another thread's turn.
    */
   enterSelect(
     channels: readonly number[],
     thread: GreenThread,
-    block: number,
-    op: number,
+    sites: readonly number[],
   ): number {
     const marks = this.#marks_(thread);
+    const block = this.#sites[3 * sites[0] + 1];
+    const op = this.#sites[3 * sites[0] + 2];
     if (this.mode === "record") {
       const ordinal = marks.selects++;
-      const key = thread.lineageKey >>> 0;
-      for (const c of lockOrder(channels)) this.#lock(c);
-      channels.forEach((c, i) => {
-        if (c < 0) return;
+      const key = marks.key;
+      if (!this.#pooled) {
+        const slots = marks.slots;
+        slots.length = 0;
+        for (let i = 0; i < channels.length; i++) {
+          const c = channels[i];
+          slots.push(
+            c,
+            c < 0 ? -1 : this.#log(c, key, ~sites[i]),
+          );
+        }
+        this.#lastThread = thread;
+        this.#lastMarks = marks;
+        return -2;
+      }
+      this.#lockAll(channels);
+      for (let i = 0; i < channels.length; i++) {
+        const c = channels[i];
+        if (c < 0) continue;
         const seq = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ]++;
         this.#append(ATTEMPT, c, seq, key, block, op, CASE_BASE + i, ordinal);
-      });
+      }
       return -2;
     }
     const ordinal = marks.pending >= 0 ? marks.pending : marks.selects++;
@@ -365,7 +433,7 @@ export class ScheduleGate {
    */
   leaveSelect(channels: readonly number[], forced: number): void {
     if (this.mode === "record") {
-      for (const c of lockOrder(channels)) this.#unlock(c);
+      if (this.#pooled) this.#unlockAll(channels);
     } else if (forced >= 0 && channels[forced] >= 0) {
       this.leave(channels[forced]);
     }
@@ -379,8 +447,23 @@ export class ScheduleGate {
    */
   chose(thread: GreenThread, index: number): void {
     if (this.mode !== "record") return;
-    const ordinal = this.#marks_(thread).selects - 1;
-    this.#append(CHOICE, thread.lineageKey >>> 0, ordinal, index, 0, 0, 0, 0);
+    const marks = thread === this.#lastThread
+      ? this.#lastMarks!
+      : this.#marks_(thread);
+    const ordinal = marks.selects - 1;
+    if (this.#pooled) {
+      this.#append(CHOICE, marks.key, ordinal, index, 0, 0, 0, 0);
+      return;
+    }
+    marks.choices[ordinal] = index;
+    const slots = marks.slots;
+    const c = index >= 0 ? slots[2 * index] : -1;
+    if (c >= 0) {
+      const log = this.#logs[c];
+      const at = slots[2 * index + 1] + 1;
+      log[at] = ~log[at];
+    }
+    slots.length = 0;
   }
 
   /** Wakes this worker's bells: another worker moved a cursor. */
@@ -389,15 +472,17 @@ export class ScheduleGate {
   }
 
   /**
-   * The record of a recorded run (on the main thread, after the run).
+   * The record file of a recorded run (on the main thread, after the run).
    *
    * @param fingerprint The program's and feeds' fingerprint.
    * @param seed The run's seed.
-   * @returns The record.
+   * @returns The file's bytes.
    */
-  finish(fingerprint: Uint8Array, seed: number): ScheduleRecord {
-    const chunks = [...this.#full, this.#events];
-    return buildRecord(chunks, fingerprint, seed);
+  encode(fingerprint: Uint8Array, seed: number): Uint8Array {
+    if (this.#pooled) {
+      return encodeSchedule(buildRecord(this.#events, fingerprint, seed));
+    }
+    return encodePackedSchedule(this.#pack(fingerprint, seed));
   }
 
   /**
@@ -526,6 +611,73 @@ export class ScheduleGate {
     for (const bell of list) bell.trySend(true);
   }
 
+  // Recording on one worker: appends an attempt to channel c's log and
+  // returns its place (in words).
+  #log(c: number, key: number, site: number): number {
+    const w = HEADER + c * CHANNEL_WORDS + SEQ;
+    const at = this.#counters[w] * LOG_WORDS;
+    this.#counters[w]++;
+    let log = this.#logs[c];
+    if (at === log.length) log = this.#logs[c] = doubled(log, at + LOG_WORDS);
+    log[at] = key;
+    log[at + 1] = site;
+    return at;
+  }
+
+  // A recording on one worker as the file encodes it: the logs with
+  // each thread's record index in place of its key, threads numbered as
+  // they first appear; attempts of cases no select took keep their
+  // complemented site, which the encoder skips.
+  #pack(fingerprint: Uint8Array, seed: number): PackedSchedule {
+    const threads = new ThreadNumbers();
+    const made: number[] = [];
+    const lengths: number[] = [];
+    for (let c = 0; c < this.#logs.length; c++) {
+      made.push(threads.of(this.#made[2 * c]), this.#made[2 * c + 1]);
+      const log = this.#logs[c];
+      const used = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ] *
+        LOG_WORDS;
+      lengths.push(used);
+      for (let at = 0; at < used; at += LOG_WORDS) {
+        if (log[at + 1] >= 0) log[at] = threads.of(log[at]);
+      }
+    }
+    const choices: number[][] = [];
+    for (const marks of this.#threads) {
+      if (marks.choices.length === 0) continue;
+      choices[threads.of(marks.key)] = Array.from(
+        marks.choices,
+        (choice) => choice ?? -1,
+      );
+    }
+    const keys = threads.keys;
+    for (let t = 0; t < keys.length; t++) choices[t] ??= [];
+    return {
+      fingerprint,
+      seed,
+      threads: keys,
+      made,
+      sites: this.#sites,
+      logs: this.#logs,
+      lengths,
+      choices,
+    };
+  }
+
+  // Locks each channel of a select's cases once, in ascending order, so
+  // that two selects on the same channels never wait for each other.
+  #lockAll(channels: readonly number[]): void {
+    for (let c = nextAbove(channels, -1); c >= 0; c = nextAbove(channels, c)) {
+      this.#lock(c);
+    }
+  }
+
+  #unlockAll(channels: readonly number[]): void {
+    for (let c = nextAbove(channels, -1); c >= 0; c = nextAbove(channels, c)) {
+      this.#unlock(c);
+    }
+  }
+
   #lock(c: number): void {
     if (!this.#pooled) return;
     const at = HEADER + c * CHANNEL_WORDS + LOCK;
@@ -543,13 +695,22 @@ export class ScheduleGate {
   #marks_(thread: GreenThread): ThreadMarks {
     let m = this.#marks.get(thread);
     if (m === undefined) {
-      m = { made: 0, selects: 0, pending: -1 };
+      m = {
+        key: thread.lineageKey >>> 0,
+        made: 0,
+        selects: 0,
+        pending: -1,
+        choices: [],
+        slots: [],
+      };
       this.#marks.set(thread, m);
+      if (this.mode === "record" && !this.#pooled) this.#threads.push(m);
     }
     return m;
   }
 
-  // Appends one entry of ENTRY words (positional, so no array per call).
+  // On a pool: appends one entry of ENTRY words (positional, so no array
+  // per call).
   #append(
     type: number,
     a: number,
@@ -560,26 +721,12 @@ export class ScheduleGate {
     f: number,
     g: number,
   ): void {
-    let ev = this.#events;
-    let at: number;
-    if (this.#pooled) {
-      at = Atomics.add(ev, 0, ENTRY);
-      if (at + ENTRY > ev.length) {
-        throw new ProgramError(
-          `--record: more than ${ev.length / ENTRY - 1} channel operations`,
-        );
-      }
-    } else {
-      at = ev[0];
-      ev[0] = at + ENTRY;
-      if (at + ENTRY > ev.length) {
-        // This chunk is full: word 0 says how far, and a new one begins.
-        ev[0] = at;
-        this.#full.push(ev);
-        ev = this.#events = new Int32Array(CHUNK);
-        at = ENTRY;
-        ev[0] = at + ENTRY;
-      }
+    const ev = this.#events;
+    const at = Atomics.add(ev, 0, ENTRY);
+    if (at + ENTRY > ev.length) {
+      throw new ProgramError(
+        `--record: more than ${ev.length / ENTRY - 1} channel operations`,
+      );
     }
     ev[at] = type;
     ev[at + 1] = a;
@@ -599,9 +746,38 @@ function doubled(words: Int32Array, need: number): Int32Array {
   return bigger;
 }
 
-// Channels in lock order: ascending, each once, nil ones left out.
-function lockOrder(channels: readonly number[]): number[] {
-  return [...new Set(channels.filter((c) => c >= 0))].sort((a, b) => a - b);
+// The least channel index in `channels` above `c`, or -1: walking up from
+// -1 visits each channel once, in lock order, without allocating.
+function nextAbove(channels: readonly number[], c: number): number {
+  let next = -1;
+  for (let i = 0; i < channels.length; i++) {
+    const d = channels[i];
+    if (d > c && (next < 0 || d < next)) next = d;
+  }
+  return next;
+}
+
+// Record numbers of threads, given in the order threads are first asked
+// for (the main thread, key 0, is 0).
+class ThreadNumbers {
+  readonly keys: number[] = [0];
+  readonly #index = new Map<number, number>([[0, 0]]);
+  #lastKey = 0;
+  #last = 0;
+
+  // The number of the thread with lineage key `key` (any 32-bit form).
+  of(key: number): number {
+    key >>>= 0;
+    if (key === this.#lastKey) return this.#last;
+    let i = this.#index.get(key);
+    if (i === undefined) {
+      i = this.keys.length;
+      this.keys.push(key);
+      this.#index.set(key, i);
+    }
+    this.#lastKey = key;
+    return this.#last = i;
+  }
 }
 
 const KIND_NAMES = ["send", "recv", "close"];
@@ -620,75 +796,61 @@ function describe(e: ScheduleEvent): string {
   return `${what} by ${who} at block ${e.block} op ${e.op}`;
 }
 
-// The record from a recording's entries: channels in index order, each
-// one's attempts by sequence number, a select's attempts kept only on the
-// case it chose. A channel's sequence numbers are dense from 0, so each
-// attempt has its slot without a sort.
+// The record from a pool's recorded entries: channels in index order,
+// each one's attempts by sequence number, a select's attempts kept only on
+// the case it chose. A channel's sequence numbers are dense from 0, so
+// each attempt has its slot without a sort.
 function buildRecord(
-  chunks: readonly Int32Array[],
+  events: Int32Array,
   fingerprint: Uint8Array,
   seed: number,
 ): ScheduleRecord {
-  const threads: number[] = [0];
-  const threadIndex = new Map<number, number>([[0, 0]]);
-  const indexOf = (key: number) => {
-    let i = threadIndex.get(key);
-    if (i === undefined) {
-      i = threads.length;
-      threads.push(key);
-      threadIndex.set(key, i);
-    }
-    return i;
-  };
+  const threads = new ThreadNumbers();
   const made: { creator: number; ordinal: number }[] = [];
   const choices: number[][] = [[]];
   const sizes: number[] = [];
+  const used = Atomics.load(events, 0);
   // First pass: channels, choices, and how many attempts each channel saw.
-  for (const events of chunks) {
-    const used = Atomics.load(events, 0);
-    for (let at = ENTRY; at < used; at += ENTRY) {
-      const type = events[at];
-      const a = events[at + 1];
-      if (type === MADE) {
-        made[a] = {
-          creator: indexOf(events[at + 2] >>> 0),
-          ordinal: events[at + 3],
-        };
-      } else if (type === CHOICE) {
-        const t = indexOf(a >>> 0);
-        (choices[t] ??= [])[events[at + 2]] = events[at + 3];
-      } else if (type === ATTEMPT) {
-        sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
-      }
+  for (let at = ENTRY; at < used; at += ENTRY) {
+    const type = events[at];
+    const a = events[at + 1];
+    if (type === MADE) {
+      made[a] = {
+        creator: threads.of(events[at + 2]),
+        ordinal: events[at + 3],
+      };
+    } else if (type === CHOICE) {
+      const t = threads.of(a);
+      (choices[t] ??= [])[events[at + 2]] = events[at + 3];
+    } else if (type === ATTEMPT) {
+      sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
     }
   }
   // Each attempt in its slot (thread -1 marks a select's other cases).
   const slots = made.map((_, c) =>
     new Int32Array((sizes[c] ?? 0) * EVENT_WORDS).fill(-1)
   );
-  for (const events of chunks) {
-    const used = Atomics.load(events, 0);
-    for (let at = ENTRY; at < used; at += ENTRY) {
-      if (events[at] !== ATTEMPT) continue;
-      const thread = indexOf(events[at + 3] >>> 0);
-      const kind = events[at + 6];
-      const sel = events[at + 7];
-      if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
-      const list = slots[events[at + 1]];
-      if (list === undefined) continue;
-      const to = events[at + 2] * EVENT_WORDS;
-      list[to] = thread;
-      list[to + 1] = kind;
-      list[to + 2] = events[at + 4];
-      list[to + 3] = events[at + 5];
-    }
+  for (let at = ENTRY; at < used; at += ENTRY) {
+    if (events[at] !== ATTEMPT) continue;
+    const thread = threads.of(events[at + 3]);
+    const kind = events[at + 6];
+    const sel = events[at + 7];
+    if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
+    const list = slots[events[at + 1]];
+    if (list === undefined) continue;
+    const to = events[at + 2] * EVENT_WORDS;
+    list[to] = thread;
+    list[to + 1] = kind;
+    list[to + 2] = events[at + 4];
+    list[to + 3] = events[at + 5];
   }
-  for (let t = 0; t < threads.length; t++) {
+  const keys = threads.keys;
+  for (let t = 0; t < keys.length; t++) {
     const list = choices[t] ??= [];
     for (let i = 0; i < list.length; i++) list[i] ??= -1;
   }
   const channels = made.map((m, c) => ({ ...m, events: compact(slots[c]) }));
-  return { fingerprint, seed, threads, channels, choices };
+  return { fingerprint, seed, threads: keys, channels, choices };
 }
 
 // A channel's slots without the empty ones.

@@ -27,6 +27,8 @@ import {
 import type { PreparedBlock } from "../core/prepared_block.ts";
 import { Scope } from "../core/scope.ts";
 import type { ThreadContext } from "../core/thread_context.ts";
+import type { ScheduleGate } from "../core/schedule_gate.ts";
+import { CASE_BASE } from "../core/schedule_file.ts";
 import type { RunTracer } from "../core/run_tracer.ts";
 import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
 import type { TensorChannel } from "../core/value.ts";
@@ -161,10 +163,20 @@ const selectOp = defineOp({
     // after suspending, `resume` runs again with nothing.
     const [, block, index] = /^block (\d+) op (\d+)/.exec(ctx.location)!
       .map(Number);
+    // Each case's site, asked of a recorded or replayed run's gate once.
+    let sitesOf: ScheduleGate | undefined = undefined;
+    let sites: number[] = [];
     return {
       run(scope, thread) {
-        if (thread.run.schedule !== undefined) {
-          return scheduledSelect(prepared, scope, thread, block, index);
+        const gate = thread.run.schedule;
+        if (gate !== undefined) {
+          if (gate !== sitesOf) {
+            sites = prepared.map((_, i) =>
+              gate.site(CASE_BASE + i, block, index)
+            );
+            sitesOf = gate;
+          }
+          return scheduledSelect(prepared, scope, thread, sites);
         }
         const chosen = choose(prepared.map((c) => toCase(c, scope)), thread);
         if (chosen instanceof Promise) return chosen;
@@ -188,8 +200,7 @@ function scheduledSelect(
   prepared: readonly PreparedCase[],
   scope: Scope,
   thread: ThreadContext,
-  block: number,
-  index: number,
+  sites: readonly number[],
 ): void | Promise<unknown> {
   const gate = thread.run.schedule!;
   const cases = prepared.map((c) => toCase(c, scope));
@@ -197,7 +208,7 @@ function scheduledSelect(
     const ch = c.recv ?? c.send;
     return ch === undefined || ch === null ? -1 : gate.indexOf(ch);
   });
-  const forced = gate.enterSelect(channels, thread.thread, block, index);
+  const forced = gate.enterSelect(channels, thread.thread, sites);
   if (forced !== -2) {
     cases.forEach((c, i) => {
       if (i === forced) return;

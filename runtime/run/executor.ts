@@ -29,7 +29,6 @@ import { RunTracer } from "../core/run_tracer.ts";
 import type { TraceEvent } from "../core/trace_event.ts";
 import { ScheduleGate } from "../core/schedule_gate.ts";
 import {
-  encodeSchedule,
   scheduleFingerprint,
   type ScheduleRecord,
 } from "../core/schedule_file.ts";
@@ -376,7 +375,7 @@ export class Executor {
       if (
         gate !== undefined && schedule !== undefined && "record" in schedule
       ) {
-        schedule.record(encodeSchedule(gate.finish(fingerprint!, seed)));
+        schedule.record(gate.encode(fingerprint!, seed));
       }
       hooks?.uninstall();
       if (tracer !== undefined) this.#trace!(tracer.finish());

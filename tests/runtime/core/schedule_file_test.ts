@@ -4,6 +4,7 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import {
   decodeSchedule,
+  encodePackedSchedule,
   encodeSchedule,
   SCHEDULE_VERSION,
   type ScheduleRecord,
@@ -23,6 +24,22 @@ const record: ScheduleRecord = {
 
 Deno.test("encodeSchedule() round-trips through decodeSchedule()", () => {
   assertEquals(decodeSchedule(encodeSchedule(record), "r"), record);
+});
+
+Deno.test("encodePackedSchedule() writes what encodeSchedule() writes for its record", () => {
+  // The record above as a one-worker recording keeps it: (thread, site)
+  // pairs over a site table, a select's untaken case complemented.
+  const packed = encodePackedSchedule({
+    fingerprint: record.fingerprint,
+    seed: record.seed,
+    threads: record.threads,
+    made: [0, 0, 2, 1],
+    sites: [0, 1, 2, 3, 1, 2, 0, 1, 0, 1, 0, 5],
+    logs: [Int32Array.of(1, 0, 2, ~1, 0, 3, 0, 0), Int32Array.of(2, ~1, 0)],
+    lengths: [6, 2],
+    choices: record.choices,
+  });
+  assertEquals(packed, encodeSchedule(record));
 });
 
 Deno.test("decodeSchedule() refuses another version", () => {
