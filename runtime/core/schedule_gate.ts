@@ -99,6 +99,8 @@ const EVENT_BYTES = 64 << 20;
 const PANICKED = -2;
 // Tag bits below this are the runtime's own (a channel's dtype).
 const TAG_SHIFT = 8;
+// The bells of a main thread that waits for the record to be used up.
+const DRAIN = -1;
 // Words per attempt in a channel log on one worker: thread, site.
 const LOG_WORDS = 2;
 
@@ -166,6 +168,9 @@ export class ScheduleGate {
   readonly #local = new WeakMap<Channel<unknown>, number>();
   readonly #marks = new WeakMap<GreenThread, ThreadMarks>();
   readonly #bells = new Map<number, Channel<boolean>[]>();
+  // Replaying: whether the main thread waits for the record's last
+  // attempts (`drain`).
+  #draining = false;
   /** Wakes another worker's bells (a pool sets it). */
   wakeWorkers: ((workers: number[]) => void) | undefined = undefined;
 
@@ -486,13 +491,84 @@ export class ScheduleGate {
   }
 
   /**
+   * The main thread's body: its program, then, replaying, `drain`.
+   *
+   * @param ran What running block 0 returned.
+   * @param thread The main thread.
+   * @returns What the main thread's body returns.
+   */
+  mainEnds(
+    ran: void | Promise<void>,
+    thread: GreenThread,
+  ): void | Promise<void> {
+    if (this.mode === "record") return ran;
+    if (ran instanceof Promise) return ran.then(() => this.drain(thread));
+    return this.drain(thread);
+  }
+
+  /**
+   * Replaying, once the main thread's program has ended: waits until
+   * every recorded attempt has been made, so that threads that still owe
+   * some make them before the run ends (as they did in the recording). A
+   * run that stalls meanwhile ended before its record did: `stall()` names
+   * the first attempt that never came.
+   *
+   * @param thread The main thread.
+   * @returns Undefined when the record is used up, else a promise.
+   */
+  drain(thread: GreenThread): void | Promise<void> {
+    if (this.#unused() < 0) return;
+    this.#draining = true;
+    return this.#drainLoop(thread);
+  }
+
+  async #drainLoop(thread: GreenThread): Promise<void> {
+    while (this.#unused() >= 0) {
+      // Register the bell, then look again (see the invariants).
+      const bell = this.#addBell(DRAIN);
+      if (this.#unused() < 0) {
+        this.#wakeBells(DRAIN);
+        break;
+      }
+      await bell.recv({ thread });
+    }
+    this.#draining = false;
+  }
+
+  // The first channel whose recorded attempts were not all made, or -1.
+  #unused(): number {
+    const channels = this.record!.channels;
+    for (let c = 0; c < channels.length; c++) {
+      const at = Atomics.load(this.#counters, HEADER + c * CHANNEL_WORDS + SEQ);
+      if (at * EVENT_WORDS < channels[c].events.length) return c;
+    }
+    return -1;
+  }
+
+  /**
    * Replaying, after the run stalled (every thread blocked): the
-   * divergence a thread waiting for its turn shows, if any.
+   * divergence a thread waiting for its turn shows, or, when the main
+   * thread's program had ended, the first recorded attempt never made.
    *
    * @returns The error, or undefined when no thread waited for a turn.
    */
   stall(): ProgramError | undefined {
     const record = this.record!;
+    const unused = this.#draining ? this.#unused() : -1;
+    if (unused >= 0) {
+      const at = Atomics.load(
+        this.#counters,
+        HEADER + unused * CHANNEL_WORDS + SEQ,
+      );
+      const events = record.channels[unused].events;
+      return new ProgramError(
+        `--replay: the run ended before its record: channel ${unused} expected ${
+          describe(eventAt(events, at)!)
+        } (event ${at + 1} of ${
+          events.length / EVENT_WORDS
+        }), which never came`,
+      );
+    }
     for (let c = 0; c < record.channels.length; c++) {
       const w = HEADER + c * CHANNEL_WORDS;
       const t = Atomics.load(this.#counters, w + W_THREAD) - 1;
@@ -544,13 +620,10 @@ export class ScheduleGate {
       );
     }
     // Register the bell, then look again (see the invariants).
-    const bell = new Channel<boolean>(1);
-    const list = this.#bells.get(c) ?? [];
-    if (list.length === 0) this.#bells.set(c, list);
-    list.push(bell);
-    Atomics.add(this.#counters, WAITING + this.#worker, 1);
+    const bell = this.#addBell(c);
     at = Atomics.load(this.#counters, w + SEQ) * EVENT_WORDS;
     if (at < events.length && events[at] === t) {
+      const list = this.#bells.get(c)!;
       list.splice(list.indexOf(bell), 1);
       Atomics.sub(this.#counters, WAITING + this.#worker, 1);
       return this.#check(
@@ -593,6 +666,7 @@ export class ScheduleGate {
   // Wakes the bells of channel `c` here, and every other worker's.
   #ring(c: number): void {
     this.#wakeBells(c);
+    this.#wakeBells(DRAIN);
     if (!this.#pooled || this.wakeWorkers === undefined) return;
     const others: number[] = [];
     for (let k = 0; k < HEADER - WAITING; k++) {
@@ -601,6 +675,17 @@ export class ScheduleGate {
       }
     }
     if (others.length > 0) this.wakeWorkers(others);
+  }
+
+  // A bell for a wait on channel c (or DRAIN), counted in this worker's
+  // WAITING word so that other workers' cursor moves ring it.
+  #addBell(c: number): Channel<boolean> {
+    const bell = new Channel<boolean>(1);
+    const list = this.#bells.get(c);
+    if (list === undefined) this.#bells.set(c, [bell]);
+    else list.push(bell);
+    Atomics.add(this.#counters, WAITING + this.#worker, 1);
+    return bell;
   }
 
   #wakeBells(c: number): void {

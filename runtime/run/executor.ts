@@ -423,7 +423,10 @@ export class Executor {
     };
     const main = prepared.block(0);
     await scheduler.run(
-      (thread) => runBlock(main, scope, threadContext(services, thread)),
+      (thread) => {
+        const ran = runBlock(main, scope, threadContext(services, thread));
+        return gate === undefined ? ran : gate.mainEnds(ran, thread);
+      },
       { signal: options.signal },
     );
   }
