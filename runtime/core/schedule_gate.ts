@@ -26,9 +26,12 @@
 // when woken. A cursor that moves wakes this worker's bells of that
 // channel and posts a turn message to every other worker with bells.
 //
-// Shared state lives in two fixed-size SharedArrayBuffers that every worker
-// of a run maps: `counters` (header, then CHANNEL_WORDS per channel) and
-// `events` (a recording's attempts, choices and channels, 8 words each).
+// Shared state lives in one fixed-size SharedArrayBuffer that every worker
+// of a run maps: `counters` (header, then CHANNEL_WORDS per channel). What
+// a recording notes stays on the worker that noted it: on one worker, each
+// channel's log; on a pool, each worker's entries (attempts, choices and
+// channels, 8 words each, in chunks), which the main thread gathers as
+// the run ends (`entries`, `adopt`).
 //
 // Invariants:
 //   A channel's index is given once, by its creator, before the channel
@@ -59,8 +62,6 @@ import {
 export interface ScheduleShared {
   /** Header and per-channel words. */
   readonly counters: SharedArrayBuffer;
-  /** A recording's entries. */
-  readonly events: SharedArrayBuffer;
 }
 
 /**
@@ -85,16 +86,17 @@ const W_THREAD = 2;
 const W_KIND = 3;
 const W_BLOCK = 4;
 const W_OP = 5;
-// Entries of `events`: word 0 counts the words used.
+// A pool's entries, in chunks of CHUNK words: word 0 counts the words used.
 const ENTRY = 8;
 const ATTEMPT = 1;
 const CHOICE = 2;
 const MADE = 3;
-// At most 2^18 channels and 2^21 recorded attempts (64 MiB of entries):
-// V8 counts a shared buffer's whole size as external memory, and larger
-// ones make it collect garbage more often in every run that records.
+const CHUNK = 65536;
+// A pool's recording has room for at most 2^18 channels (6 MiB of shared
+// counters; V8 counts a shared buffer's whole size as external memory,
+// and larger ones make it collect garbage more often in every run that
+// records). A replay's counters have one slot per recorded channel.
 const MAX_CHANNELS = 1 << 18;
-const EVENT_BYTES = 64 << 20;
 // A select's recorded choice when it panicked instead of choosing.
 const PANICKED = -2;
 // Tag bits below this are the runtime's own (a channel's dtype).
@@ -139,8 +141,10 @@ export class ScheduleGate {
   readonly #pooled: boolean;
   // Shared (fixed size) on a pool; else private, grown by copying.
   #counters: Int32Array;
-  // A pool's recorded entries (the workers' attempts, choices, channels).
-  readonly #events: Int32Array;
+  // Recording on a pool: this worker's entries (attempts, choices,
+  // channels), the chunk being filled and the full ones before it.
+  #events: Int32Array;
+  readonly #full: Int32Array[] = [];
   // The sites of channel attempts: kind, block and op, three words each,
   // so that an attempt is noted as one number (`site`).
   readonly #sites: number[] = [];
@@ -184,26 +188,19 @@ export class ScheduleGate {
     this.mode = mode;
     this.#worker = worker;
     this.#pooled = workers > 1;
-    // On a pool, fixed sizes: a view of a growable SharedArrayBuffer costs
-    // ~30 times as much per access, and the OS commits a fixed one's pages
-    // only when touched. On one worker, private arrays, grown by copying.
-    const channels = record?.channels.length ?? 0;
-    const buffers = shared ?? (this.#pooled
-      ? {
-        counters: new SharedArrayBuffer(
-          (HEADER + MAX_CHANNELS * CHANNEL_WORDS) * 4,
-        ),
-        events: new SharedArrayBuffer(EVENT_BYTES),
-      }
-      : {
-        counters: new ArrayBuffer(
-          (HEADER + Math.max(64, channels) * CHANNEL_WORDS) * 4,
-        ),
-        events: new ArrayBuffer(ENTRY * 4),
-      });
-    this.#counters = new Int32Array(buffers.counters);
-    this.#events = new Int32Array(buffers.events);
-    if (shared === undefined) this.#events[0] = ENTRY;
+    // On a pool, a fixed size: a view of a growable SharedArrayBuffer
+    // costs ~30 times as much per access, and the OS commits a fixed one's
+    // pages only when touched. On one worker, private, grown by copying.
+    const channels = record === undefined
+      ? (this.#pooled ? MAX_CHANNELS : 64)
+      : Math.max(64, record.channels.length);
+    const bytes = (HEADER + channels * CHANNEL_WORDS) * 4;
+    this.#counters = new Int32Array(
+      shared?.counters ??
+        (this.#pooled ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes)),
+    );
+    this.#events = new Int32Array(this.#pooled && !record ? CHUNK : ENTRY);
+    this.#events[0] = ENTRY;
     this.record = record;
     record?.threads.forEach((key, i) => this.#threadIndex.set(key, i));
     record?.channels.forEach((c, i) =>
@@ -217,10 +214,27 @@ export class ScheduleGate {
    * @returns The buffers.
    */
   get shared(): ScheduleShared {
-    return {
-      counters: this.#counters.buffer as SharedArrayBuffer,
-      events: this.#events.buffer as SharedArrayBuffer,
-    };
+    return { counters: this.#counters.buffer as SharedArrayBuffer };
+  }
+
+  /**
+   * Recording on a pool: this worker's entries, for the main thread to
+   * `adopt` as the run ends.
+   *
+   * @returns The chunks of entries.
+   */
+  entries(): Int32Array[] {
+    return [...this.#full, this.#events];
+  }
+
+  /**
+   * Recording on a pool, on the main thread: takes in another worker's
+   * `entries`.
+   *
+   * @param chunks The entries.
+   */
+  adopt(chunks: readonly Int32Array[]): void {
+    this.#full.push(...chunks);
   }
 
   /**
@@ -485,7 +499,8 @@ export class ScheduleGate {
    */
   encode(fingerprint: Uint8Array, seed: number): Uint8Array {
     if (this.#pooled) {
-      return encodeSchedule(buildRecord(this.#events, fingerprint, seed));
+      const chunks = this.entries();
+      return encodeSchedule(buildRecord(chunks, fingerprint, seed));
     }
     return encodePackedSchedule(this.#pack(fingerprint, seed));
   }
@@ -795,7 +810,8 @@ export class ScheduleGate {
   }
 
   // On a pool: appends one entry of ENTRY words (positional, so no array
-  // per call).
+  // per call), in a new chunk when this one is full (never copied: a run's
+  // entries are written once and read once, at the end).
   #append(
     type: number,
     a: number,
@@ -806,13 +822,14 @@ export class ScheduleGate {
     f: number,
     g: number,
   ): void {
-    const ev = this.#events;
-    const at = Atomics.add(ev, 0, ENTRY);
+    let ev = this.#events;
+    let at = ev[0];
     if (at + ENTRY > ev.length) {
-      throw new ProgramError(
-        `--record: more than ${ev.length / ENTRY - 1} channel operations`,
-      );
+      this.#full.push(ev);
+      ev = this.#events = new Int32Array(CHUNK);
+      at = ENTRY;
     }
+    ev[0] = at + ENTRY;
     ev[at] = type;
     ev[at + 1] = a;
     ev[at + 2] = b;
@@ -886,7 +903,7 @@ function describe(e: ScheduleEvent): string {
 // the case it chose. A channel's sequence numbers are dense from 0, so
 // each attempt has its slot without a sort.
 function buildRecord(
-  events: Int32Array,
+  chunks: readonly Int32Array[],
   fingerprint: Uint8Array,
   seed: number,
 ): ScheduleRecord {
@@ -894,40 +911,45 @@ function buildRecord(
   const made: { creator: number; ordinal: number }[] = [];
   const choices: number[][] = [[]];
   const sizes: number[] = [];
-  const used = Atomics.load(events, 0);
   // First pass: channels, choices, and how many attempts each channel saw.
-  for (let at = ENTRY; at < used; at += ENTRY) {
-    const type = events[at];
-    const a = events[at + 1];
-    if (type === MADE) {
-      made[a] = {
-        creator: threads.of(events[at + 2]),
-        ordinal: events[at + 3],
-      };
-    } else if (type === CHOICE) {
-      const t = threads.of(a);
-      (choices[t] ??= [])[events[at + 2]] = events[at + 3];
-    } else if (type === ATTEMPT) {
-      sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
+  for (const events of chunks) {
+    const used = events[0];
+    for (let at = ENTRY; at < used; at += ENTRY) {
+      const type = events[at];
+      const a = events[at + 1];
+      if (type === MADE) {
+        made[a] = {
+          creator: threads.of(events[at + 2]),
+          ordinal: events[at + 3],
+        };
+      } else if (type === CHOICE) {
+        const t = threads.of(a);
+        (choices[t] ??= [])[events[at + 2]] = events[at + 3];
+      } else if (type === ATTEMPT) {
+        sizes[a] = Math.max(sizes[a] ?? 0, events[at + 2] + 1);
+      }
     }
   }
   // Each attempt in its slot (thread -1 marks a select's other cases).
   const slots = made.map((_, c) =>
     new Int32Array((sizes[c] ?? 0) * EVENT_WORDS).fill(-1)
   );
-  for (let at = ENTRY; at < used; at += ENTRY) {
-    if (events[at] !== ATTEMPT) continue;
-    const thread = threads.of(events[at + 3]);
-    const kind = events[at + 6];
-    const sel = events[at + 7];
-    if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
-    const list = slots[events[at + 1]];
-    if (list === undefined) continue;
-    const to = events[at + 2] * EVENT_WORDS;
-    list[to] = thread;
-    list[to + 1] = kind;
-    list[to + 2] = events[at + 4];
-    list[to + 3] = events[at + 5];
+  for (const events of chunks) {
+    const used = events[0];
+    for (let at = ENTRY; at < used; at += ENTRY) {
+      if (events[at] !== ATTEMPT) continue;
+      const thread = threads.of(events[at + 3]);
+      const kind = events[at + 6];
+      const sel = events[at + 7];
+      if (sel >= 0 && choices[thread]?.[sel] !== kind - CASE_BASE) continue;
+      const list = slots[events[at + 1]];
+      if (list === undefined) continue;
+      const to = events[at + 2] * EVENT_WORDS;
+      list[to] = thread;
+      list[to + 1] = kind;
+      list[to + 2] = events[at + 4];
+      list[to + 3] = events[at + 5];
+    }
   }
   const keys = threads.keys;
   for (let t = 0; t < keys.length; t++) {

@@ -196,6 +196,9 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     if (options.tracer !== undefined) {
       options.tracer.adopt(await workers.traces());
     }
+    if (options.schedule?.mode === "record") {
+      options.schedule.adopt(await workers.recordings());
+    }
     workers.stop();
     pool.close();
     member.close();

@@ -88,6 +88,11 @@ export type WorkerReport =
     readonly type: "traced";
     readonly probe: number;
     readonly events: readonly TraceEvent[];
+  }
+  | {
+    readonly type: "recorded";
+    readonly probe: number;
+    readonly entries: readonly Int32Array[];
   };
 
 /** Options of {@linkcode WorkerPool}. */
@@ -175,6 +180,8 @@ export class WorkerPool implements PoolHandle {
   #asked = new Map<number, (threads: readonly ThreadInfo[]) => void>();
   // Traces asked for by `traces()`, by probe number.
   #traced = new Map<number, (events: readonly TraceEvent[]) => void>();
+  // Recorded entries asked for by `recordings()`, by probe number.
+  #recorded = new Map<number, (entries: readonly Int32Array[]) => void>();
   #epoch = 0;
   #stopped = false;
 
@@ -242,20 +249,37 @@ export class WorkerPool implements PoolHandle {
    * @returns Their events.
    */
   async traces(): Promise<TraceEvent[]> {
-    const all = await Promise.all(this.#workers.map((worker) => {
+    return (await this.#gather("trace", this.#traced, [])).flat();
+  }
+
+  /**
+   * The entries every other worker's schedule gate recorded (a recorded
+   * run, as it ends; `ScheduleGate.entries`).
+   *
+   * @returns Each worker's chunks of entries.
+   */
+  async recordings(): Promise<Int32Array[]> {
+    return (await this.#gather("record", this.#recorded, [])).flat();
+  }
+
+  // Asks every worker for its part of something the run kept, and waits
+  // for the answers; a worker that does not answer within 2 s gives `none`.
+  #gather<T>(
+    type: string,
+    waiting: Map<number, (answer: T) => void>,
+    none: T,
+  ): Promise<T[]> {
+    return Promise.all(this.#workers.map((worker) => {
       const probe = ++this.#probe;
-      const { promise, resolve } = Promise.withResolvers<
-        readonly TraceEvent[]
-      >();
-      this.#traced.set(probe, resolve);
-      const timer = setTimeout(() => resolve([]), 2000);
-      worker.postMessage({ type: "trace", probe });
+      const { promise, resolve } = Promise.withResolvers<T>();
+      waiting.set(probe, resolve);
+      const timer = setTimeout(() => resolve(none), 2000);
+      worker.postMessage({ type, probe });
       return promise.finally(() => {
         clearTimeout(timer);
-        this.#traced.delete(probe);
+        waiting.delete(probe);
       });
     }));
-    return all.flat();
   }
 
   /**
@@ -328,6 +352,8 @@ export class WorkerPool implements PoolHandle {
         return this.#answer(report.probe, report.threads);
       case "traced":
         return this.#traced.get(report.probe)?.(report.events);
+      case "recorded":
+        return this.#recorded.get(report.probe)?.(report.entries);
       case "died":
         return this.#died(worker, report.message);
       case "panic": {

@@ -158,3 +158,34 @@ Deno.test("--replay names the first recorded event a run ended without", async (
     }
   });
 });
+
+Deno.test("--record on a pool stops at its channel limit with one error line", async () => {
+  // A goroutine (placed on the second worker) makes 2^18 + 1 channels:
+  // one more than a pool's recording has room for.
+  const p = new Program();
+  p.guard(() => {
+    const done = makeChannel({ dtype: "int32" });
+    go(() => {
+      forRange((1 << 18) + 1, () => {
+        makeChannel({ dtype: "int32" });
+      });
+      send(done, fillConstant({ shape: [1], dtype: "int32", value: 1 }));
+    });
+    recv(done);
+  });
+  await withTempDir(async (dir) => {
+    await Deno.writeFile(`${dir}/p.pb`, toBinary(ProgramDescSchema, p.desc));
+    const r = await runRill([
+      `${dir}/p.pb`,
+      "--workers",
+      "2",
+      "--record",
+      `${dir}/p.rec`,
+    ]);
+    assertEquals([r.code, r.stdout, r.stderr], [
+      1,
+      "",
+      "error: --record: more than 262144 channels made\n",
+    ]);
+  });
+});
