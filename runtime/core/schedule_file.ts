@@ -151,8 +151,9 @@ export function encodeSchedule(record: ScheduleRecord): Uint8Array {
 
 /**
  * A recording as the schedule gate keeps it on one worker, encoded as is
- * rather than built into a `ScheduleRecord` first: each attempt is two
- * words, a thread index and a site (a kind, block and op in `sites`).
+ * rather than built into a `ScheduleRecord` first: every attempt in the
+ * order made, as channel, thread index and site (a kind, block and op in
+ * `sites`).
  */
 export interface PackedSchedule {
   /** SHA-256 of the program and its feeds. */
@@ -166,20 +167,20 @@ export interface PackedSchedule {
   /** Per site, its kind, block and op. */
   readonly sites: readonly number[];
   /**
-   * Per channel, its attempts in order as thread index and site; an
-   * attempt whose site is negative is left out (a case its select did not
-   * take).
+   * The attempts, three words each (channel, thread index, site), in
+   * chunks; an attempt whose site is negative is left out (a case its
+   * select did not take).
    */
-  readonly logs: readonly Int32Array[];
-  /** How many words of each log are used. */
-  readonly lengths: readonly number[];
+  readonly attempts: readonly Int32Array[];
   /** As `ScheduleRecord.choices`. */
   readonly choices: readonly (readonly number[])[];
 }
 
 /**
  * Encodes a packed recording: the same bytes as `encodeSchedule` gives
- * for the record it holds.
+ * for the record it holds. Two passes over the attempts: the first sizes
+ * each channel's part of the file, the second writes each attempt into
+ * its channel's part, so no per-channel list is ever built.
  *
  * @param packed The recording.
  * @returns Its bytes.
@@ -195,8 +196,7 @@ export interface PackedSchedule {
  *   threads: [0, 12345],
  *   made: [0, 0],
  *   sites: [1, 0, 4, 0, 1, 2],
- *   logs: [Int32Array.of(1, 1, 0, ~0, 0, 0)],
- *   lengths: [6],
+ *   attempts: [Int32Array.of(0, 1, 1, 0, 0, ~0, 0, 0, 0)],
  *   choices: [[], []],
  * });
  * const record = decodeSchedule(bytes, "r.bin");
@@ -204,38 +204,62 @@ export interface PackedSchedule {
  * ```
  */
 export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
-  const { sites, logs, lengths } = packed;
+  const { sites, attempts } = packed;
+  const channels = packed.made.length / 2;
   // Each site's three numbers take the same bytes every time.
   const siteBytes = new Int32Array(sites.length / 3);
   for (let i = 0; i < siteBytes.length; i++) {
     siteBytes[i] = varintLength(sites[3 * i]) +
       varintLength(sites[3 * i + 1]) + varintLength(sites[3 * i + 2]);
   }
-  let size = 64 + 5 * (packed.threads.length + packed.made.length);
-  for (const list of packed.choices) size += 5 * (list.length + 1);
-  const counts: number[] = [];
-  for (let c = 0; c < logs.length; c++) {
-    const log = logs[c];
-    let n = 0;
-    for (let at = 0; at < lengths[c]; at += 2) {
-      const site = log[at + 1];
+  const counts = new Int32Array(channels);
+  const sizes = new Float64Array(channels);
+  for (const log of attempts) {
+    for (let at = 0; at < log.length; at += 3) {
+      const site = log[at + 2];
       if (site < 0) continue;
-      n++;
-      size += varintLength(log[at]) + siteBytes[site];
+      const c = log[at];
+      counts[c]++;
+      sizes[c] += varintLength(log[at + 1]) + siteBytes[site];
     }
-    counts.push(n);
-    size += 5;
   }
+  let size = 64 + 5 * (packed.threads.length + packed.made.length + 1);
+  for (let c = 0; c < channels; c++) size += 5 + sizes[c];
+  for (const list of packed.choices) size += 5 * (list.length + 1);
   const out = new VarintWriter(size);
   out.head(packed.fingerprint, packed.seed, packed.threads);
-  out.uint(logs.length);
+  out.uint(channels);
   for (const word of packed.made) out.uint(word);
-  for (let c = 0; c < logs.length; c++) {
+  // Each channel's count, then room for its attempts at `ends[c]`.
+  const ends = new Float64Array(channels);
+  for (let c = 0; c < channels; c++) {
     out.uint(counts[c]);
-    out.pairs(logs[c], lengths[c], sites);
+    ends[c] = out.skip(sizes[c]);
+  }
+  const buf = out.buffer;
+  for (const log of attempts) {
+    for (let at = 0; at < log.length; at += 3) {
+      const site = log[at + 2];
+      if (site < 0) continue;
+      const c = log[at];
+      let to = putVarint(buf, ends[c], log[at + 1]);
+      to = putVarint(buf, to, sites[3 * site]);
+      to = putVarint(buf, to, sites[3 * site + 1]);
+      ends[c] = putVarint(buf, to, sites[3 * site + 2]);
+    }
   }
   out.choices(packed.choices);
   return out.view();
+}
+
+// Writes n in [0, 2^32) as a varint at `at`; returns where it ends.
+function putVarint(buf: Uint8Array, at: number, n: number): number {
+  while (n > 0x7f) {
+    buf[at++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  buf[at++] = n;
+  return at;
 }
 
 // Bytes of n in [0, 2^32) as an unsigned LEB128 varint.
@@ -283,25 +307,18 @@ class VarintWriter {
     }
   }
 
-  // The first `used` words of a packed log, (thread, site) pairs, as
-  // thread, kind, block, op each; pairs with a negative site are skipped.
-  // The caller made room for them.
-  pairs(log: Int32Array, used: number, sites: readonly number[]): void {
-    const buf = this.#buf;
-    let at = this.#at;
-    for (let i = 0; i < used; i += 2) {
-      const site = log[i + 1];
-      if (site < 0) continue;
-      for (let k = -1; k < 3; k++) {
-        let n = k < 0 ? log[i] : sites[3 * site + k];
-        while (n > 0x7f) {
-          buf[at++] = (n & 0x7f) | 0x80;
-          n >>>= 7;
-        }
-        buf[at++] = n;
-      }
-    }
-    this.#at = at;
+  // Leaves n bytes for the caller to write (`buffer`); returns where
+  // they begin.
+  skip(n: number): number {
+    this.#room(n);
+    const at = this.#at;
+    this.#at += n;
+    return at;
+  }
+
+  // The buffer written into (no longer once it grows).
+  get buffer(): Uint8Array {
+    return this.#buf;
   }
 
   bytes(bytes: ArrayLike<number>): void {

@@ -76,23 +76,27 @@ export class TurnWait {
 // Header words of `counters`.
 const NEXT_CHANNEL = 0;
 const WAITING = 1; // one word per worker: bells parked there
+const DRAINING = 258; // bells of a main thread waiting for the record's end
 const HEADER = 260;
-// Per channel: sequence (recording) or cursor (replay), lock, and the
-// last thread that waited there (its record index, kind, block, op).
-const CHANNEL_WORDS = 6;
+// Per channel: sequence (recording) or cursor (replay), lock, the last
+// thread that waited there (its record index, kind, block, op), and the
+// bells parked for its cursor on every worker (so a cursor move that
+// nobody waits for posts no turn message).
+const CHANNEL_WORDS = 7;
 const SEQ = 0;
 const LOCK = 1;
 const W_THREAD = 2;
 const W_KIND = 3;
 const W_BLOCK = 4;
 const W_OP = 5;
+const BELLS = 6;
 // A pool's entries, in chunks of CHUNK words: word 0 counts the words used.
 const ENTRY = 8;
 const ATTEMPT = 1;
 const CHOICE = 2;
 const MADE = 3;
 const CHUNK = 65536;
-// A pool's recording has room for at most 2^18 channels (6 MiB of shared
+// A pool's recording has room for at most 2^18 channels (7 MiB of shared
 // counters; V8 counts a shared buffer's whole size as external memory,
 // and larger ones make it collect garbage more often in every run that
 // records). A replay's counters have one slot per recorded channel.
@@ -103,8 +107,8 @@ const PANICKED = -2;
 const TAG_SHIFT = 8;
 // The bells of a main thread that waits for the record to be used up.
 const DRAIN = -1;
-// Words per attempt in a channel log on one worker: thread, site.
-const LOG_WORDS = 2;
+// Words per chunk of a one-worker recording's log: 5461 attempts.
+const LOG_CHUNK = 3 * 5461;
 
 /** The message a worker posts to wake another worker's bells. */
 export const TURN_MESSAGE = 2;
@@ -138,6 +142,7 @@ export class ScheduleGate {
   /** Recording or replaying. */
   readonly mode: "record" | "replay";
   readonly #worker: number;
+  readonly #workers: number;
   readonly #pooled: boolean;
   // Shared (fixed size) on a pool; else private, grown by copying.
   #counters: Int32Array;
@@ -150,13 +155,17 @@ export class ScheduleGate {
   readonly #sites: number[] = [];
   readonly #siteIndex = new Map<string, number>();
   // Recording on one worker, where a channel's attempts come in the order
-  // it takes them: each channel's attempts as two words, the thread's
-  // lineage key (its record index after `#pack`) and the site; a select's
-  // attempts have their site complemented (~site) until it chooses, so
-  // the cases it did not take are dropped at the end. Two words an
-  // attempt, as fresh memory costs more than anything else a recording
-  // does.
+  // it takes them: every attempt in the order made, three words each (the
+  // channel, the thread's lineage key, its record index after `#pack`,
+  // and the site), in chunks of LOG_CHUNK words: the full ones, then the
+  // one being filled up to #logAt. A select's attempts have their site
+  // complemented (~site) until it chooses, so the cases it did not take
+  // are dropped at the end. Chunks stay small (64 KiB), as the allocator
+  // then reuses memory instead of mapping fresh pages, whose faults cost
+  // more than anything else a recording does.
   readonly #logs: Int32Array[] = [];
+  #log_ = new Int32Array(0);
+  #logAt = 0;
   // Each channel's creator (lineage key) and ordinal, two words a channel.
   readonly #made: number[] = [];
   // Every thread's marks, for their choices at the end.
@@ -175,6 +184,11 @@ export class ScheduleGate {
   // Replaying: whether the main thread waits for the record's last
   // attempts (`drain`).
   #draining = false;
+  /**
+   * On a pool, how long a thread polls for its turn before it parks (the
+   * pool sets it; see scheduler/shared/_spinner.ts).
+   */
+  spinner: { until(ready: () => boolean): boolean } | undefined = undefined;
   /** Wakes another worker's bells (a pool sets it). */
   wakeWorkers: ((workers: number[]) => void) | undefined = undefined;
 
@@ -187,6 +201,7 @@ export class ScheduleGate {
   ) {
     this.mode = mode;
     this.#worker = worker;
+    this.#workers = workers;
     this.#pooled = workers > 1;
     // On a pool, a fixed size: a view of a growable SharedArrayBuffer
     // costs ~30 times as much per access, and the OS commits a fixed one's
@@ -299,7 +314,6 @@ export class ScheduleGate {
       if (this.#pooled) this.#append(MADE, index, key, ordinal, 0, 0, 0, 0);
       else {
         this.#made.push(key, ordinal);
-        this.#logs[index] = new Int32Array(16 * LOG_WORDS);
       }
     } else {
       index = this.#channelIndex.get(`${key}:${ordinal}`) ?? -1;
@@ -478,8 +492,10 @@ export class ScheduleGate {
     const slots = marks.slots;
     const c = index >= 0 ? slots[2 * index] : -1;
     if (c >= 0) {
-      const log = this.#logs[c];
-      const at = slots[2 * index + 1] + 1;
+      const place = slots[2 * index + 1];
+      const chunk = (place / LOG_CHUNK) | 0;
+      const log = chunk < this.#logs.length ? this.#logs[chunk] : this.#log_;
+      const at = place - chunk * LOG_CHUNK + 2;
       log[at] = ~log[at];
     }
     slots.length = 0;
@@ -634,13 +650,35 @@ export class ScheduleGate {
         op,
       );
     }
+    // On a pool, the turn is often another worker's attempt under way:
+    // poll for it a while (_spinner.ts) before parking, which costs a turn
+    // message through the wake ring and a wake-up of this worker.
+    const spinner = this.spinner;
+    const counters = this.#counters;
+    if (
+      spinner !== undefined &&
+      spinner.until(() => {
+        const next = Atomics.load(counters, w + SEQ) * EVENT_WORDS;
+        return next < events.length && events[next] === t;
+      })
+    ) {
+      at = Atomics.load(counters, w + SEQ) * EVENT_WORDS;
+      return this.#check(
+        eventAt(events, at / EVENT_WORDS)!,
+        c,
+        t,
+        kind,
+        block,
+        op,
+      );
+    }
     // Register the bell, then look again (see the invariants).
     const bell = this.#addBell(c);
     at = Atomics.load(this.#counters, w + SEQ) * EVENT_WORDS;
     if (at < events.length && events[at] === t) {
       const list = this.#bells.get(c)!;
       list.splice(list.indexOf(bell), 1);
-      Atomics.sub(this.#counters, WAITING + this.#worker, 1);
+      this.#countBells(c, -1);
       return this.#check(
         eventAt(events, at / EVENT_WORDS)!,
         c,
@@ -683,13 +721,18 @@ export class ScheduleGate {
     this.#wakeBells(c);
     this.#wakeBells(DRAIN);
     if (!this.#pooled || this.wakeWorkers === undefined) return;
-    const others: number[] = [];
-    for (let k = 0; k < HEADER - WAITING; k++) {
+    const counters = this.#counters;
+    if (
+      Atomics.load(counters, HEADER + c * CHANNEL_WORDS + BELLS) === 0 &&
+      Atomics.load(counters, DRAINING) === 0
+    ) return; // nobody waits for this cursor
+    let others: number[] | undefined;
+    for (let k = 0; k < this.#workers; k++) {
       if (k !== this.#worker && Atomics.load(this.#counters, WAITING + k) > 0) {
-        others.push(k);
+        (others ??= []).push(k);
       }
     }
-    if (others.length > 0) this.wakeWorkers(others);
+    if (others !== undefined) this.wakeWorkers(others);
   }
 
   // A bell for a wait on channel c (or DRAIN), counted in this worker's
@@ -699,47 +742,61 @@ export class ScheduleGate {
     const list = this.#bells.get(c);
     if (list === undefined) this.#bells.set(c, [bell]);
     else list.push(bell);
-    Atomics.add(this.#counters, WAITING + this.#worker, 1);
+    this.#countBells(c, 1);
     return bell;
+  }
+
+  // Counts n bells more (or fewer) parked on this worker, for channel c
+  // or, c being DRAIN, for the record's end.
+  #countBells(c: number, n: number): void {
+    const counters = this.#counters;
+    Atomics.add(counters, WAITING + this.#worker, n);
+    Atomics.add(
+      counters,
+      c === DRAIN ? DRAINING : HEADER + c * CHANNEL_WORDS + BELLS,
+      n,
+    );
   }
 
   #wakeBells(c: number): void {
     const list = this.#bells.get(c);
     if (list === undefined) return;
     this.#bells.delete(c);
-    Atomics.sub(this.#counters, WAITING + this.#worker, list.length);
+    this.#countBells(c, -list.length);
     for (const bell of list) bell.trySend(true);
   }
 
-  // Recording on one worker: appends an attempt to channel c's log and
-  // returns its place (in words).
+  // Recording on one worker: appends an attempt to the log and returns
+  // its place (in words, counted over every chunk).
   #log(c: number, key: number, site: number): number {
-    const w = HEADER + c * CHANNEL_WORDS + SEQ;
-    const at = this.#counters[w] * LOG_WORDS;
-    this.#counters[w]++;
-    let log = this.#logs[c];
-    if (at === log.length) log = this.#logs[c] = doubled(log, at + LOG_WORDS);
-    log[at] = key;
-    log[at + 1] = site;
-    return at;
+    let log = this.#log_;
+    let at = this.#logAt;
+    if (at === log.length) {
+      if (log.length > 0) this.#logs.push(log);
+      log = this.#log_ = new Int32Array(LOG_CHUNK);
+      at = 0;
+    }
+    log[at] = c;
+    log[at + 1] = key;
+    log[at + 2] = site;
+    this.#logAt = at + 3;
+    return this.#logs.length * LOG_CHUNK + at;
   }
 
-  // A recording on one worker as the file encodes it: the logs with
-  // each thread's record index in place of its key, threads numbered as
-  // they first appear; attempts of cases no select took keep their
+  // A recording on one worker as the file encodes it: the log with each
+  // thread's record index in place of its key, threads numbered as they
+  // first appear; attempts of cases no select took keep their
   // complemented site, which the encoder skips.
   #pack(fingerprint: Uint8Array, seed: number): PackedSchedule {
     const threads = new ThreadNumbers();
     const made: number[] = [];
-    const lengths: number[] = [];
-    for (let c = 0; c < this.#logs.length; c++) {
-      made.push(threads.of(this.#made[2 * c]), this.#made[2 * c + 1]);
-      const log = this.#logs[c];
-      const used = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ] *
-        LOG_WORDS;
-      lengths.push(used);
-      for (let at = 0; at < used; at += LOG_WORDS) {
-        if (log[at + 1] >= 0) log[at] = threads.of(log[at]);
+    for (let c = 0; c < this.#made.length; c += 2) {
+      made.push(threads.of(this.#made[c]), this.#made[c + 1]);
+    }
+    const attempts = [...this.#logs, this.#log_.subarray(0, this.#logAt)];
+    for (const log of attempts) {
+      for (let at = 0; at < log.length; at += 3) {
+        if (log[at + 2] >= 0) log[at + 1] = threads.of(log[at + 1]);
       }
     }
     const choices: number[][] = [];
@@ -758,8 +815,7 @@ export class ScheduleGate {
       threads: keys,
       made,
       sites: this.#sites,
-      logs: this.#logs,
-      lengths,
+      attempts,
       choices,
     };
   }

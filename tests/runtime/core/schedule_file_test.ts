@@ -27,16 +27,19 @@ Deno.test("encodeSchedule() round-trips through decodeSchedule()", () => {
 });
 
 Deno.test("encodePackedSchedule() writes what encodeSchedule() writes for its record", () => {
-  // The record above as a one-worker recording keeps it: (thread, site)
-  // pairs over a site table, a select's untaken case complemented.
+  // The record above as a one-worker recording keeps it: (channel,
+  // thread, site) triples over a site table, in two chunks, one attempt
+  // of a select's case it did not take complemented.
   const packed = encodePackedSchedule({
     fingerprint: record.fingerprint,
     seed: record.seed,
     threads: record.threads,
     made: [0, 0, 2, 1],
     sites: [0, 1, 2, 3, 1, 2, 0, 1, 0, 1, 0, 5],
-    logs: [Int32Array.of(1, 0, 2, ~1, 0, 3, 0, 0), Int32Array.of(2, ~1, 0)],
-    lengths: [6, 2],
+    attempts: [
+      Int32Array.of(0, 1, 0, 1, 2, ~1),
+      Int32Array.of(0, 2, ~1, 0, 0, 3),
+    ],
     choices: record.choices,
   });
   assertEquals(packed, encodeSchedule(record));
