@@ -916,25 +916,32 @@ function nextAbove(channels: readonly number[], c: number): number {
 }
 
 // Record numbers of threads, given in the order threads are first asked
-// for (the main thread, key 0, is 0).
+// for (the main thread, key 0, is 0). Asked once per attempt at the end of
+// a recording, so a small table keyed by a key's low bits (keys are
+// hashes) answers most before the map does.
 class ThreadNumbers {
   readonly keys: number[] = [0];
   readonly #index = new Map<number, number>([[0, 0]]);
-  #lastKey = 0;
-  #last = 0;
+  readonly #cachedKeys = new Int32Array(256);
+  // Number + 1 of the key cached in each slot; 0 for none.
+  readonly #cached = new Int32Array(256);
 
   // The number of the thread with lineage key `key` (any 32-bit form).
   of(key: number): number {
+    const slot = key & 255;
+    if (this.#cached[slot] !== 0 && this.#cachedKeys[slot] === (key | 0)) {
+      return this.#cached[slot] - 1;
+    }
     key >>>= 0;
-    if (key === this.#lastKey) return this.#last;
     let i = this.#index.get(key);
     if (i === undefined) {
       i = this.keys.length;
       this.keys.push(key);
       this.#index.set(key, i);
     }
-    this.#lastKey = key;
-    return this.#last = i;
+    this.#cachedKeys[slot] = key;
+    this.#cached[slot] = i + 1;
+    return i;
   }
 }
 

@@ -204,18 +204,20 @@ function scheduledSelect(
 ): void | Promise<unknown> {
   const gate = thread.run.schedule!;
   const cases = prepared.map((c) => toCase(c, scope));
-  const channels = cases.map((c) => {
+  const channels: number[] = [];
+  for (const c of cases) {
     const ch = c.recv ?? c.send;
-    return ch === undefined || ch === null ? -1 : gate.indexOf(ch);
-  });
+    channels.push(ch === undefined || ch === null ? -1 : gate.indexOf(ch));
+  }
   const forced = gate.enterSelect(channels, thread.thread, sites);
   if (forced !== -2) {
-    cases.forEach((c, i) => {
-      if (i === forced) return;
+    for (let i = 0; i < cases.length; i++) {
+      if (i === forced) continue;
+      const c = cases[i];
       cases[i] = c.send !== undefined
         ? { send: null, value: c.value }
         : { recv: null };
-    });
+    }
   }
   let chosen: SelectResult | Promise<SelectResult>;
   try {

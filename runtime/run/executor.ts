@@ -293,10 +293,14 @@ export class Executor {
     validateProgram(desc, { file: options.file });
     const tracer = this.#trace && new RunTracer();
     const schedule = this.#schedule;
+    // A recording needs the fingerprint only as it ends: its digest, off
+    // this thread, runs meanwhile. (The catch only keeps a run that fails
+    // before awaiting it from reporting its rejection as unhandled.)
     const fingerprint = schedule &&
-      await runFingerprint(desc, options.feeds ?? {});
+      runFingerprint(desc, options.feeds ?? {});
+    fingerprint?.catch(() => {});
     if (schedule !== undefined && "replay" in schedule) {
-      checkRecordFits(schedule.replay, fingerprint!, schedule.file);
+      checkRecordFits(schedule.replay, await fingerprint!, schedule.file);
     }
     const seed = schedule !== undefined && "replay" in schedule
       ? schedule.replay.seed
@@ -375,7 +379,7 @@ export class Executor {
       if (
         gate !== undefined && schedule !== undefined && "record" in schedule
       ) {
-        schedule.record(gate.encode(fingerprint!, seed));
+        schedule.record(gate.encode(await fingerprint!, seed));
       }
       hooks?.uninstall();
       if (tracer !== undefined) this.#trace!(tracer.finish());
