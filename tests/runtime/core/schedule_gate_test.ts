@@ -169,3 +169,36 @@ Deno.test("ScheduleGate keeps a pool's recording past 2^21 attempts", async () =
     [0, SEND, 0, 4],
   );
 });
+
+// A goroutine sends three values into a buffer; main takes one and ends,
+// whatever the goroutine still does (Go's rule).
+function mainEndsFirst(): Program {
+  const p = new Program();
+  p.guard(() => {
+    const ch = makeChannel({ dtype: "int32", capacity: 4 });
+    go(() => {
+      for (let i = 0; i < 3; i++) {
+        send(ch, fillConstant({ shape: [1], dtype: "int32", value: i }));
+      }
+    });
+    print(recv(ch));
+  });
+  return p;
+}
+
+for (const workers of [1, 2]) {
+  Deno.test(`Executor's replay lets threads make the attempts they owe after main ends (${workers} worker${workers > 1 ? "s" : ""})`, async () => {
+    const p = mainEndsFirst();
+    const rec = decodeSchedule(await record(p), "r");
+    assertEquals(rec.channels[0].events.length / EVENT_WORDS, 4);
+    for (let i = 0; i < 3; i++) {
+      const lines: string[] = [];
+      await new Executor({
+        workers,
+        print: (l) => lines.push(l),
+        schedule: { replay: rec, file: "r" },
+      }).run(p.desc);
+      assertEquals(lines, ["0"]);
+    }
+  });
+}
