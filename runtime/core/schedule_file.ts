@@ -152,28 +152,28 @@ export function encodeSchedule(record: ScheduleRecord): Uint8Array {
 /**
  * A recording as the schedule gate keeps it on one worker, encoded as is
  * rather than built into a `ScheduleRecord` first: every attempt in the
- * order made, as channel, thread index and site (a kind, block and op in
- * `sites`).
+ * order made, as channel, thread and site (a kind, block and op in
+ * `sites`), threads named by lineage key and numbered as the encoder
+ * meets them (creators, attempts, then choosers).
  */
 export interface PackedSchedule {
   /** SHA-256 of the program and its feeds. */
   readonly fingerprint: Uint8Array;
   /** The run's seed. */
   readonly seed: number;
-  /** Lineage keys of the threads, main first. */
-  readonly threads: readonly number[];
-  /** Per channel, its creator's thread index and its ordinal. */
+  /** Per channel, its creator's lineage key and its ordinal. */
   readonly made: readonly number[];
   /** Per site, its kind, block and op. */
   readonly sites: readonly number[];
   /**
-   * The attempts, three words each (channel, thread index, site), in
-   * chunks; an attempt whose site is negative is left out (a case its
-   * select did not take).
+   * The attempts, three words each (channel, thread's lineage key, site),
+   * in chunks; an attempt whose site is negative is left out (a case its
+   * select did not take). Encoding writes each thread's number over its
+   * key.
    */
   readonly attempts: readonly Int32Array[];
-  /** As `ScheduleRecord.choices`. */
-  readonly choices: readonly (readonly number[])[];
+  /** Each thread's lineage key and its selects' choices. */
+  readonly choices: readonly (readonly [number, readonly number[]])[];
 }
 
 /**
@@ -193,11 +193,10 @@ export interface PackedSchedule {
  * const bytes = encodePackedSchedule({
  *   fingerprint: new Uint8Array(32),
  *   seed: 7,
- *   threads: [0, 12345],
  *   made: [0, 0],
  *   sites: [1, 0, 4, 0, 1, 2],
- *   attempts: [Int32Array.of(0, 1, 1, 0, 0, ~0, 0, 0, 0)],
- *   choices: [[], []],
+ *   attempts: [Int32Array.of(0, 12345, 1, 0, 0, ~0, 0, 0, 0)],
+ *   choices: [],
  * });
  * const record = decodeSchedule(bytes, "r.bin");
  * assertEquals(record.channels[0].events, Int32Array.of(1, 0, 1, 2, 0, 1, 0, 4));
@@ -206,12 +205,22 @@ export interface PackedSchedule {
 export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
   const { sites, attempts } = packed;
   const channels = packed.made.length / 2;
-  // Each site's three numbers take the same bytes every time.
-  const siteBytes = new Int32Array(sites.length / 3);
-  for (let i = 0; i < siteBytes.length; i++) {
-    siteBytes[i] = varintLength(sites[3 * i]) +
-      varintLength(sites[3 * i + 1]) + varintLength(sites[3 * i + 2]);
+  // Each site's three numbers, encoded once: site i's bytes are
+  // siteCode[siteAt[i] .. siteAt[i + 1]].
+  const siteAt = new Int32Array(sites.length / 3 + 1);
+  const siteCode = new Uint8Array(15 * (siteAt.length - 1));
+  for (let i = 0; i + 1 < siteAt.length; i++) {
+    let to = putVarint(siteCode, siteAt[i], sites[3 * i]);
+    to = putVarint(siteCode, to, sites[3 * i + 1]);
+    siteAt[i + 1] = putVarint(siteCode, to, sites[3 * i + 2]);
   }
+  const threads = new ThreadNumbers();
+  const made: number[] = [];
+  for (let i = 0; i < packed.made.length; i += 2) {
+    made.push(threads.of(packed.made[i]), packed.made[i + 1]);
+  }
+  // First pass: each thread's number over its key, and each channel's
+  // count and bytes.
   const counts = new Int32Array(channels);
   const sizes = new Float64Array(channels);
   for (const log of attempts) {
@@ -219,36 +228,48 @@ export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
       const site = log[at + 2];
       if (site < 0) continue;
       const c = log[at];
+      const t = log[at + 1] = threads.of(log[at + 1]);
       counts[c]++;
-      sizes[c] += varintLength(log[at + 1]) + siteBytes[site];
+      sizes[c] += varintLength(t) + siteAt[site + 1] - siteAt[site];
     }
   }
-  let size = 64 + 5 * (packed.threads.length + packed.made.length + 1);
+  const choices: number[][] = [];
+  for (const [key, list] of packed.choices) {
+    choices[threads.of(key)] = Array.from(list, (choice) => choice ?? -1);
+  }
+  const keys = threads.keys;
+  for (let t = 0; t < keys.length; t++) choices[t] ??= [];
+  let size = 64 + 5 * (keys.length + made.length + 1);
   for (let c = 0; c < channels; c++) size += 5 + sizes[c];
-  for (const list of packed.choices) size += 5 * (list.length + 1);
+  for (const list of choices) size += 5 * (list.length + 1);
   const out = new VarintWriter(size);
-  out.head(packed.fingerprint, packed.seed, packed.threads);
+  out.head(packed.fingerprint, packed.seed, keys);
   out.uint(channels);
-  for (const word of packed.made) out.uint(word);
+  for (const word of made) out.uint(word);
   // Each channel's count, then room for its attempts at `ends[c]`.
   const ends = new Float64Array(channels);
   for (let c = 0; c < channels; c++) {
     out.uint(counts[c]);
     ends[c] = out.skip(sizes[c]);
   }
+  // Second pass: each attempt into its channel's part.
   const buf = out.buffer;
   for (const log of attempts) {
     for (let at = 0; at < log.length; at += 3) {
       const site = log[at + 2];
       if (site < 0) continue;
       const c = log[at];
-      let to = putVarint(buf, ends[c], log[at + 1]);
-      to = putVarint(buf, to, sites[3 * site]);
-      to = putVarint(buf, to, sites[3 * site + 1]);
-      ends[c] = putVarint(buf, to, sites[3 * site + 2]);
+      const t = log[at + 1];
+      let to = ends[c];
+      if (t < 0x80) buf[to++] = t;
+      else to = putVarint(buf, to, t);
+      for (let k = siteAt[site]; k < siteAt[site + 1]; k++) {
+        buf[to++] = siteCode[k];
+      }
+      ends[c] = to;
     }
   }
-  out.choices(packed.choices);
+  out.choices(choices);
   return out.view();
 }
 
@@ -260,6 +281,54 @@ function putVarint(buf: Uint8Array, at: number, n: number): number {
   }
   buf[at++] = n;
   return at;
+}
+
+/**
+ * A record's numbers of threads, given in the order threads are first
+ * asked for (the main thread, key 0, is 0). Asked once per attempt as a
+ * recording is encoded, so a small table keyed by a key's low bits (keys
+ * are hashes) answers most before the map does.
+ *
+ * @example Usage
+ * ```ts
+ * import { ThreadNumbers } from "./schedule_file.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const threads = new ThreadNumbers();
+ * assertEquals([threads.of(77), threads.of(0), threads.of(77)], [1, 0, 1]);
+ * assertEquals(threads.keys, [0, 77]);
+ * ```
+ */
+export class ThreadNumbers {
+  /** The lineage keys by number. */
+  readonly keys: number[] = [0];
+  readonly #index = new Map<number, number>([[0, 0]]);
+  readonly #cachedKeys = new Int32Array(256);
+  // Number + 1 of the key cached in each slot; 0 for none.
+  readonly #cached = new Int32Array(256);
+
+  /**
+   * The number of a thread.
+   *
+   * @param key Its lineage key (signed or unsigned 32-bit).
+   * @returns Its number.
+   */
+  of(key: number): number {
+    const slot = key & 255;
+    if (this.#cached[slot] !== 0 && this.#cachedKeys[slot] === (key | 0)) {
+      return this.#cached[slot] - 1;
+    }
+    key >>>= 0;
+    let i = this.#index.get(key);
+    if (i === undefined) {
+      i = this.keys.length;
+      this.keys.push(key);
+      this.#index.set(key, i);
+    }
+    this.#cachedKeys[slot] = key;
+    this.#cached[slot] = i + 1;
+    return i;
+  }
 }
 
 // Bytes of n in [0, 2^32) as an unsigned LEB128 varint.

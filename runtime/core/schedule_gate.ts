@@ -56,6 +56,7 @@ import {
   type PackedSchedule,
   type ScheduleEvent,
   type ScheduleRecord,
+  ThreadNumbers,
 } from "./schedule_file.ts";
 
 /** The memory a run's workers share for recording or replay. */
@@ -783,39 +784,20 @@ export class ScheduleGate {
     return this.#logs.length * LOG_CHUNK + at;
   }
 
-  // A recording on one worker as the file encodes it: the log with each
-  // thread's record index in place of its key, threads numbered as they
-  // first appear; attempts of cases no select took keep their
-  // complemented site, which the encoder skips.
+  // A recording on one worker as the file encodes it: the log as it is
+  // (attempts of cases no select took keep their complemented site, which
+  // the encoder skips), each thread's choices.
   #pack(fingerprint: Uint8Array, seed: number): PackedSchedule {
-    const threads = new ThreadNumbers();
-    const made: number[] = [];
-    for (let c = 0; c < this.#made.length; c += 2) {
-      made.push(threads.of(this.#made[c]), this.#made[c + 1]);
-    }
-    const attempts = [...this.#logs, this.#log_.subarray(0, this.#logAt)];
-    for (const log of attempts) {
-      for (let at = 0; at < log.length; at += 3) {
-        if (log[at + 2] >= 0) log[at + 1] = threads.of(log[at + 1]);
-      }
-    }
-    const choices: number[][] = [];
+    const choices: [number, number[]][] = [];
     for (const marks of this.#threads) {
-      if (marks.choices.length === 0) continue;
-      choices[threads.of(marks.key)] = Array.from(
-        marks.choices,
-        (choice) => choice ?? -1,
-      );
+      if (marks.choices.length > 0) choices.push([marks.key, marks.choices]);
     }
-    const keys = threads.keys;
-    for (let t = 0; t < keys.length; t++) choices[t] ??= [];
     return {
       fingerprint,
       seed,
-      threads: keys,
-      made,
+      made: this.#made,
       sites: this.#sites,
-      attempts,
+      attempts: [...this.#logs, this.#log_.subarray(0, this.#logAt)],
       choices,
     };
   }
@@ -913,36 +895,6 @@ function nextAbove(channels: readonly number[], c: number): number {
     if (d > c && (next < 0 || d < next)) next = d;
   }
   return next;
-}
-
-// Record numbers of threads, given in the order threads are first asked
-// for (the main thread, key 0, is 0). Asked once per attempt at the end of
-// a recording, so a small table keyed by a key's low bits (keys are
-// hashes) answers most before the map does.
-class ThreadNumbers {
-  readonly keys: number[] = [0];
-  readonly #index = new Map<number, number>([[0, 0]]);
-  readonly #cachedKeys = new Int32Array(256);
-  // Number + 1 of the key cached in each slot; 0 for none.
-  readonly #cached = new Int32Array(256);
-
-  // The number of the thread with lineage key `key` (any 32-bit form).
-  of(key: number): number {
-    const slot = key & 255;
-    if (this.#cached[slot] !== 0 && this.#cachedKeys[slot] === (key | 0)) {
-      return this.#cached[slot] - 1;
-    }
-    key >>>= 0;
-    let i = this.#index.get(key);
-    if (i === undefined) {
-      i = this.keys.length;
-      this.keys.push(key);
-      this.#index.set(key, i);
-    }
-    this.#cachedKeys[slot] = key;
-    this.#cached[slot] = i + 1;
-    return i;
-  }
 }
 
 const KIND_NAMES = ["send", "recv", "close"];
