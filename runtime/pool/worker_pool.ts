@@ -249,31 +249,35 @@ export class WorkerPool implements PoolHandle {
    * @returns Their events.
    */
   async traces(): Promise<TraceEvent[]> {
-    return (await this.#gather("trace", this.#traced, [])).flat();
+    return (await this.#gather("trace", this.#traced, [], 2000)).flat();
   }
 
   /**
    * The entries every other worker's schedule gate recorded (a recorded
-   * run, as it ends; `ScheduleGate.entries`).
+   * run, as it ends; `ScheduleGate.entries`). A worker may be in the middle
+   * of a long kernel: it has 30 s to answer (one that does not is left
+   * out, and a replay of the record then stops at what it missed).
    *
    * @returns Each worker's chunks of entries.
    */
   async recordings(): Promise<Int32Array[]> {
-    return (await this.#gather("record", this.#recorded, [])).flat();
+    return (await this.#gather("record", this.#recorded, [], 30_000)).flat();
   }
 
   // Asks every worker for its part of something the run kept, and waits
-  // for the answers; a worker that does not answer within 2 s gives `none`.
+  // for the answers; a worker that does not answer within `ms` gives
+  // `none`.
   #gather<T>(
     type: string,
     waiting: Map<number, (answer: T) => void>,
     none: T,
+    ms: number,
   ): Promise<T[]> {
     return Promise.all(this.#workers.map((worker) => {
       const probe = ++this.#probe;
       const { promise, resolve } = Promise.withResolvers<T>();
       waiting.set(probe, resolve);
-      const timer = setTimeout(() => resolve(none), 2000);
+      const timer = setTimeout(() => resolve(none), ms);
       worker.postMessage({ type, probe });
       return promise.finally(() => {
         clearTimeout(timer);
