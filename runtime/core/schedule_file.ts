@@ -221,17 +221,32 @@ export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
     made.push(threads.of(packed.made[i]), packed.made[i + 1]);
   }
   // First pass: each thread's number over its key, and each channel's
-  // count and bytes.
+  // count and bytes. Written out flat, as it runs once per recording,
+  // mostly before the JIT has optimized it; the two keys met last are
+  // kept at hand (threads mostly take turns).
   const counts = new Int32Array(channels);
   const sizes = new Float64Array(channels);
-  for (const log of attempts) {
-    for (let at = 0; at < log.length; at += 3) {
+  let key0 = 0, number0 = 0, key1 = 0, number1 = 0;
+  for (let i = 0; i < attempts.length; i++) {
+    const log = attempts[i];
+    const end = log.length;
+    for (let at = 0; at < end; at += 3) {
       const site = log[at + 2];
       if (site < 0) continue;
+      const key = log[at + 1];
+      let t = number0;
+      if (key !== key0) {
+        t = key === key1 ? number1 : threads.of(key);
+        key1 = key0;
+        number1 = number0;
+        key0 = key;
+        number0 = t;
+      }
+      log[at + 1] = t;
       const c = log[at];
-      const t = log[at + 1] = threads.of(log[at + 1]);
       counts[c]++;
-      sizes[c] += varintLength(t) + siteAt[site + 1] - siteAt[site];
+      sizes[c] += (t < 0x80 ? 1 : varintLength(t)) + siteAt[site + 1] -
+        siteAt[site];
     }
   }
   const choices: number[][] = [];
@@ -255,8 +270,10 @@ export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
   }
   // Second pass: each attempt into its channel's part.
   const buf = out.buffer;
-  for (const log of attempts) {
-    for (let at = 0; at < log.length; at += 3) {
+  for (let i = 0; i < attempts.length; i++) {
+    const log = attempts[i];
+    const end = log.length;
+    for (let at = 0; at < end; at += 3) {
       const site = log[at + 2];
       if (site < 0) continue;
       const c = log[at];
