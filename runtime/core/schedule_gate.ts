@@ -110,6 +110,12 @@ const TAG_SHIFT = 8;
 const DRAIN = -1;
 // Words per chunk of a one-worker recording's log: 5461 attempts.
 const LOG_CHUNK = 3 * 5461;
+// Full chunks of encoded recordings, for the next recording of this
+// process to fill (at most 4 MiB): a process that records run after run
+// (a test suite, a server, a benchmark) then does not churn 64 KiB
+// buffers, whose memory V8 counts toward its next full collection.
+const spareLogs: Int32Array[] = [];
+const MAX_SPARE_LOGS = 64;
 
 /** The message a worker posts to wake another worker's bells. */
 export const TURN_MESSAGE = 2;
@@ -165,7 +171,7 @@ export class ScheduleGate {
   // then reuses memory instead of mapping fresh pages, whose faults cost
   // more than anything else a recording does.
   readonly #logs: Int32Array[] = [];
-  #log_ = new Int32Array(0);
+  #log_: Int32Array = new Int32Array(0);
   #logAt = 0;
   // Each channel's creator (lineage key) and ordinal, two words a channel.
   readonly #made: number[] = [];
@@ -508,7 +514,8 @@ export class ScheduleGate {
   }
 
   /**
-   * The record file of a recorded run (on the main thread, after the run).
+   * The record file of a recorded run (on the main thread, once, after
+   * the run).
    *
    * @param fingerprint The program's and feeds' fingerprint.
    * @param seed The run's seed.
@@ -519,7 +526,16 @@ export class ScheduleGate {
       const chunks = this.entries();
       return encodeSchedule(buildRecord(chunks, fingerprint, seed));
     }
-    return encodePackedSchedule(this.#pack(fingerprint, seed));
+    const bytes = encodePackedSchedule(this.#pack(fingerprint, seed));
+    for (const log of [...this.#logs, this.#log_]) {
+      if (log.length === LOG_CHUNK && spareLogs.length < MAX_SPARE_LOGS) {
+        spareLogs.push(log);
+      }
+    }
+    this.#logs.length = 0;
+    this.#log_ = new Int32Array(0);
+    this.#logAt = 0;
+    return bytes;
   }
 
   /**
@@ -774,7 +790,7 @@ export class ScheduleGate {
     let at = this.#logAt;
     if (at === log.length) {
       if (log.length > 0) this.#logs.push(log);
-      log = this.#log_ = new Int32Array(LOG_CHUNK);
+      log = this.#log_ = spareLogs.pop() ?? new Int32Array(LOG_CHUNK);
       at = 0;
     }
     log[at] = c;

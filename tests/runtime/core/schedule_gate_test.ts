@@ -10,6 +10,7 @@ import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import {
   Executor,
   fillConstant,
+  forRange,
   go,
   makeChannel,
   print,
@@ -202,3 +203,27 @@ for (const workers of [1, 2]) {
     }
   });
 }
+
+Deno.test("Executor records the same run the same way twice in one process", async () => {
+  // 3,000 round trips: 12,000 attempts, past two chunks of a one-worker
+  // recording's log, which the second recording reuses.
+  const p = new Program();
+  p.guard(() => {
+    const ping = makeChannel({ dtype: "int32" });
+    const pong = makeChannel({ dtype: "int32" });
+    go(() => forRange(3000, () => send(pong, recv(ping))));
+    const ball = fillConstant({ shape: [1], dtype: "int32", value: 7 });
+    forRange(3000, () => {
+      send(ping, ball);
+      recv(pong, { out: ball });
+    });
+  });
+  const first = await record(p);
+  const second = await record(p);
+  assertEquals(second, first);
+  const rec = decodeSchedule(first, "r");
+  assertEquals(rec.channels.map((c) => c.events.length / EVENT_WORDS), [
+    6000,
+    6000,
+  ]);
+});
