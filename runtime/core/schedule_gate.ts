@@ -358,8 +358,10 @@ export class ScheduleGate {
    * @returns Its index.
    */
   indexOf(ch: Channel<unknown> | SharedChannel<unknown>): number {
+    const local = this.#local.get(ch as Channel<unknown>);
+    if (local !== undefined) return local;
     if (ch instanceof SharedChannel) return (channelTag(ch) >>> TAG_SHIFT) - 1;
-    return this.#local.get(ch) ?? -1;
+    return -1;
   }
 
   /**

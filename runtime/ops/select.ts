@@ -166,6 +166,9 @@ const selectOp = defineOp({
     // Each case's site, asked of a recorded or replayed run's gate once.
     let sitesOf: ScheduleGate | undefined = undefined;
     let sites: number[] = [];
+    // Each case's channel index, rewritten by every scheduled run of this
+    // select (the gate reads it only before the select returns).
+    const channels: number[] = prepared.map(() => -1);
     return {
       run(scope, thread) {
         const gate = thread.run.schedule;
@@ -176,7 +179,7 @@ const selectOp = defineOp({
             );
             sitesOf = gate;
           }
-          return scheduledSelect(prepared, scope, thread, sites);
+          return scheduledSelect(prepared, scope, thread, sites, channels);
         }
         const chosen = choose(prepared.map((c) => toCase(c, scope)), thread);
         if (chosen instanceof Promise) return chosen;
@@ -201,13 +204,13 @@ function scheduledSelect(
   scope: Scope,
   thread: ThreadContext,
   sites: readonly number[],
+  channels: number[],
 ): void | Promise<unknown> {
   const gate = thread.run.schedule!;
   const cases = prepared.map((c) => toCase(c, scope));
-  const channels: number[] = [];
-  for (const c of cases) {
-    const ch = c.recv ?? c.send;
-    channels.push(ch === undefined || ch === null ? -1 : gate.indexOf(ch));
+  for (let i = 0; i < cases.length; i++) {
+    const ch = cases[i].recv ?? cases[i].send;
+    channels[i] = ch === undefined || ch === null ? -1 : gate.indexOf(ch);
   }
   const forced = gate.enterSelect(channels, thread.thread, sites);
   if (forced !== -2) {
