@@ -167,8 +167,10 @@ const selectOp = defineOp({
     let sitesOf: ScheduleGate | undefined = undefined;
     let sites: number[] = [];
     // Each case's channel index, rewritten by every scheduled run of this
-    // select (the gate reads it only before the select returns).
+    // select (the gate reads it only before the select returns), and the
+    // channel it is the index of (a select mostly sees the same channels).
     const channels: number[] = prepared.map(() => -1);
+    const seen: unknown[] = prepared.map(() => NOT_SEEN);
     return {
       run(scope, thread) {
         const gate = thread.run.schedule;
@@ -178,8 +180,12 @@ const selectOp = defineOp({
               gate.site(CASE_BASE + i, block, index)
             );
             sitesOf = gate;
+            seen.fill(NOT_SEEN);
           }
-          return scheduledSelect(prepared, scope, thread, sites, channels);
+          return scheduledSelect(prepared, scope, thread, sites, {
+            channels,
+            seen,
+          });
         }
         const chosen = choose(prepared.map((c) => toCase(c, scope)), thread);
         if (chosen instanceof Promise) return chosen;
@@ -195,6 +201,9 @@ const selectOp = defineOp({
   },
 });
 
+// A case's channel no scheduled select has seen yet.
+const NOT_SEEN = Symbol("not seen");
+
 // A select of a recorded or replayed run (runtime/core/schedule_gate.ts):
 // recording, it runs as usual between the gate's enter and leave, and its
 // choice is noted; replaying, every case but the recorded one is made a
@@ -204,13 +213,16 @@ function scheduledSelect(
   scope: Scope,
   thread: ThreadContext,
   sites: readonly number[],
-  channels: number[],
+  indices: { channels: number[]; seen: unknown[] },
 ): void | Promise<unknown> {
   const gate = thread.run.schedule!;
   const cases = prepared.map((c) => toCase(c, scope));
+  const { channels, seen } = indices;
   for (let i = 0; i < cases.length; i++) {
     const ch = cases[i].recv ?? cases[i].send;
+    if (ch === seen[i]) continue;
     channels[i] = ch === undefined || ch === null ? -1 : gate.indexOf(ch);
+    seen[i] = ch;
   }
   const forced = gate.enterSelect(channels, thread.thread, sites);
   if (forced !== -2) {
