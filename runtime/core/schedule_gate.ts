@@ -23,15 +23,18 @@
 // event is its own but another op or kind, the replay has diverged (a
 // ProgramError naming both); otherwise it parks on a bell (a local
 // channel, so a stall is a deadlock the scheduler sees) and tries again
-// when woken. A cursor that moves wakes this worker's bells of that
-// channel and posts a turn message to every other worker with bells.
+// when woken (on a pool it first polls for its turn a while). A cursor
+// that moves wakes this worker's bells of that channel and, when bells
+// wait on it anywhere, posts a turn message to every other worker with
+// bells. Once the main thread's program ends, it waits for the record's
+// last attempts (`drain`); a run that stalls first ended before its record.
 //
 // Shared state lives in one fixed-size SharedArrayBuffer that every worker
 // of a run maps: `counters` (header, then CHANNEL_WORDS per channel). What
-// a recording notes stays on the worker that noted it: on one worker, each
-// channel's log; on a pool, each worker's entries (attempts, choices and
-// channels, 8 words each, in chunks), which the main thread gathers as
-// the run ends (`entries`, `adopt`).
+// a recording notes stays on the worker that noted it: on one worker, one
+// log of every attempt (channel, thread, site); on a pool, each worker's
+// entries (attempts, choices and channels, 8 words each, in chunks), which
+// the main thread gathers as the run ends (`entries`, `adopt`).
 //
 // Invariants:
 //   A channel's index is given once, by its creator, before the channel
