@@ -139,7 +139,15 @@ Deno.test("--replay names the first recorded event a run ended without", async (
       );
     await Deno.writeFile(`${dir}/p.pb`, countedReceives(`${dir}/count.npy`));
     await count(3);
-    const rec = await runRill([`${dir}/p.pb`, "--record", `${dir}/p.rec`]);
+    // Recorded on one worker, the channel's order is fixed: main's first
+    // receive, the three sends, main's two other receives.
+    const rec = await runRill([
+      `${dir}/p.pb`,
+      "--workers",
+      "1",
+      "--record",
+      `${dir}/p.rec`,
+    ]);
     assertEquals([rec.code, rec.stdout], [0, "0\n1\n2\n"], rec.stderr);
     await count(1);
     for (const workers of ["1", "2"]) {
