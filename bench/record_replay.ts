@@ -1,6 +1,8 @@
 /**
  * What `--record` and `--replay` cost (issue 20: recording ≤ 1.5 ×, replay
  * ≤ 3 × a plain run). `deno run -A bench/record_replay.ts [rounds] [pooled rounds]`
+ * (0 pooled rounds: one worker only; with `--v8-flags=--single-threaded`
+ * the GC runs on the run's thread, and CPU time is the run's alone)
  *
  * The program: a ping-pong of 10,000 round trips over two unbuffered
  * channels, then a select-heavy fan-in (two producers, 2,000 values each,
@@ -92,6 +94,7 @@ function median(xs: number[]): number {
 // Rounds on one worker and on two (a pooled ping-pong is far slower).
 const ROUNDS = [Number(Deno.args[0] ?? 15), Number(Deno.args[1] ?? 3)];
 for (const workers of [1, 2]) {
+  if (ROUNDS[workers - 1] === 0) continue; // `15 0`: one worker only
   const record = await recorded(workers);
   const modes: Record<string, ExecutorOptions> = {
     plain: { workers, seed: 1 },

@@ -18,6 +18,7 @@
 // Invariants: indices in events name entries of the tables above; the
 // decoder checks each, so a replay never indexes past a table.
 
+import { createHash } from "node:crypto";
 import { ProgramError } from "./errors.ts";
 
 /** The record format's version; a file of another one is refused. */
@@ -135,12 +136,7 @@ export function encodeSchedule(record: ScheduleRecord): Uint8Array {
   const out = new VarintWriter(
     64 + record.channels.reduce((n, c) => n + c.events.length * 5 + 10, 0),
   );
-  out.bytes(new TextEncoder().encode(MAGIC));
-  out.bytes([SCHEDULE_VERSION]);
-  out.bytes(record.fingerprint);
-  out.big(record.seed);
-  out.uint(record.threads.length);
-  for (const key of record.threads) out.uint(key >>> 0);
+  out.head(record.fingerprint, record.seed, record.threads);
   out.uint(record.channels.length);
   for (const c of record.channels) {
     out.uint(c.creator);
@@ -150,11 +146,220 @@ export function encodeSchedule(record: ScheduleRecord): Uint8Array {
     out.uint(c.events.length / EVENT_WORDS);
     out.words(c.events);
   }
-  for (const list of record.choices) {
-    out.uint(list.length);
-    for (const choice of list) out.uint(choice + 2);
-  }
+  out.choices(record.choices);
   return out.done();
+}
+
+/**
+ * A recording as the schedule gate keeps it on one worker, encoded as is
+ * rather than built into a `ScheduleRecord` first: every attempt in the
+ * order made, as channel, thread and site (a kind, block and op in
+ * `sites`), threads named by lineage key and numbered as the encoder
+ * meets them (creators, attempts, then choosers).
+ */
+export interface PackedSchedule {
+  /** SHA-256 of the program and its feeds. */
+  readonly fingerprint: Uint8Array;
+  /** The run's seed. */
+  readonly seed: number;
+  /** Per channel, its creator's lineage key and its ordinal. */
+  readonly made: readonly number[];
+  /** Per site, its kind, block and op. */
+  readonly sites: readonly number[];
+  /**
+   * The attempts, three words each (channel, thread's lineage key, site),
+   * in chunks; an attempt whose site is negative is left out (a case its
+   * select did not take). Encoding writes each thread's number over its
+   * key.
+   */
+  readonly attempts: readonly Int32Array[];
+  /** Each thread's lineage key and its selects' choices. */
+  readonly choices: readonly (readonly [number, readonly number[]])[];
+}
+
+/**
+ * Encodes a packed recording: the same bytes as `encodeSchedule` gives
+ * for the record it holds. Two passes over the attempts: the first sizes
+ * each channel's part of the file, the second writes each attempt into
+ * its channel's part, so no per-channel list is ever built.
+ *
+ * @param packed The recording.
+ * @returns Its bytes.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeSchedule, encodePackedSchedule } from "./schedule_file.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const bytes = encodePackedSchedule({
+ *   fingerprint: new Uint8Array(32),
+ *   seed: 7,
+ *   made: [0, 0],
+ *   sites: [1, 0, 4, 0, 1, 2],
+ *   attempts: [Int32Array.of(0, 12345, 1, 0, 0, ~0, 0, 0, 0)],
+ *   choices: [],
+ * });
+ * const record = decodeSchedule(bytes, "r.bin");
+ * assertEquals(record.channels[0].events, Int32Array.of(1, 0, 1, 2, 0, 1, 0, 4));
+ * ```
+ */
+export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
+  const { sites, attempts } = packed;
+  const channels = packed.made.length / 2;
+  // Each site's three numbers, encoded once: site i's bytes are
+  // siteCode[siteAt[i] .. siteAt[i + 1]].
+  const siteAt = new Int32Array(sites.length / 3 + 1);
+  const siteCode = new Uint8Array(15 * (siteAt.length - 1));
+  for (let i = 0; i + 1 < siteAt.length; i++) {
+    let to = putVarint(siteCode, siteAt[i], sites[3 * i]);
+    to = putVarint(siteCode, to, sites[3 * i + 1]);
+    siteAt[i + 1] = putVarint(siteCode, to, sites[3 * i + 2]);
+  }
+  const threads = new ThreadNumbers();
+  const made: number[] = [];
+  for (let i = 0; i < packed.made.length; i += 2) {
+    made.push(threads.of(packed.made[i]), packed.made[i + 1]);
+  }
+  // First pass: each thread's number over its key, and each channel's
+  // count and bytes. Written out flat, as it runs once per recording,
+  // mostly before the JIT has optimized it; the two keys met last are
+  // kept at hand (threads mostly take turns).
+  const counts = new Int32Array(channels);
+  const sizes = new Float64Array(channels);
+  let key0 = 0, number0 = 0, key1 = 0, number1 = 0;
+  for (let i = 0; i < attempts.length; i++) {
+    const log = attempts[i];
+    const end = log.length;
+    for (let at = 0; at < end; at += 3) {
+      const site = log[at + 2];
+      if (site < 0) continue;
+      const key = log[at + 1];
+      let t = number0;
+      if (key !== key0) {
+        t = key === key1 ? number1 : threads.of(key);
+        key1 = key0;
+        number1 = number0;
+        key0 = key;
+        number0 = t;
+      }
+      log[at + 1] = t;
+      const c = log[at];
+      counts[c]++;
+      sizes[c] += (t < 0x80 ? 1 : varintLength(t)) + siteAt[site + 1] -
+        siteAt[site];
+    }
+  }
+  const choices: number[][] = [];
+  for (const [key, list] of packed.choices) {
+    choices[threads.of(key)] = Array.from(list, (choice) => choice ?? -1);
+  }
+  const keys = threads.keys;
+  for (let t = 0; t < keys.length; t++) choices[t] ??= [];
+  let size = 64 + 5 * (keys.length + made.length + 1);
+  for (let c = 0; c < channels; c++) size += 5 + sizes[c];
+  for (const list of choices) size += 5 * (list.length + 1);
+  const out = new VarintWriter(size);
+  out.head(packed.fingerprint, packed.seed, keys);
+  out.uint(channels);
+  for (const word of made) out.uint(word);
+  // Each channel's count, then room for its attempts at `ends[c]`.
+  const ends = new Float64Array(channels);
+  for (let c = 0; c < channels; c++) {
+    out.uint(counts[c]);
+    ends[c] = out.skip(sizes[c]);
+  }
+  // Second pass: each attempt into its channel's part.
+  const buf = out.buffer;
+  for (let i = 0; i < attempts.length; i++) {
+    const log = attempts[i];
+    const end = log.length;
+    for (let at = 0; at < end; at += 3) {
+      const site = log[at + 2];
+      if (site < 0) continue;
+      const c = log[at];
+      const t = log[at + 1];
+      let to = ends[c];
+      if (t < 0x80) buf[to++] = t;
+      else to = putVarint(buf, to, t);
+      for (let k = siteAt[site]; k < siteAt[site + 1]; k++) {
+        buf[to++] = siteCode[k];
+      }
+      ends[c] = to;
+    }
+  }
+  out.choices(choices);
+  return out.view();
+}
+
+// Writes n in [0, 2^32) as a varint at `at`; returns where it ends.
+function putVarint(buf: Uint8Array, at: number, n: number): number {
+  while (n > 0x7f) {
+    buf[at++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  buf[at++] = n;
+  return at;
+}
+
+/**
+ * A record's numbers of threads, given in the order threads are first
+ * asked for (the main thread, key 0, is 0). Asked once per attempt as a
+ * recording is encoded, so a small table keyed by a key's low bits (keys
+ * are hashes) answers most before the map does.
+ *
+ * @example Usage
+ * ```ts
+ * import { ThreadNumbers } from "./schedule_file.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const threads = new ThreadNumbers();
+ * assertEquals([threads.of(77), threads.of(0), threads.of(77)], [1, 0, 1]);
+ * assertEquals(threads.keys, [0, 77]);
+ * ```
+ */
+export class ThreadNumbers {
+  /** The lineage keys by number. */
+  readonly keys: number[] = [0];
+  readonly #index = new Map<number, number>([[0, 0]]);
+  readonly #cachedKeys = new Int32Array(256);
+  // Number + 1 of the key cached in each slot; 0 for none.
+  readonly #cached = new Int32Array(256);
+
+  /**
+   * The number of a thread.
+   *
+   * @param key Its lineage key (signed or unsigned 32-bit).
+   * @returns Its number.
+   */
+  of(key: number): number {
+    const slot = key & 255;
+    if (this.#cached[slot] !== 0 && this.#cachedKeys[slot] === (key | 0)) {
+      return this.#cached[slot] - 1;
+    }
+    key >>>= 0;
+    let i = this.#index.get(key);
+    if (i === undefined) {
+      i = this.keys.length;
+      this.keys.push(key);
+      this.#index.set(key, i);
+    }
+    this.#cachedKeys[slot] = key;
+    this.#cached[slot] = i + 1;
+    return i;
+  }
+}
+
+// Bytes of n in [0, 2^32) as an unsigned LEB128 varint.
+function varintLength(n: number): number {
+  return n < 0x80
+    ? 1
+    : n < 0x4000
+    ? 2
+    : n < 0x200000
+    ? 3
+    : n < 0x10000000
+    ? 4
+    : 5;
 }
 
 // Unsigned LEB128 into a buffer that grows; a class with private fields,
@@ -165,6 +370,42 @@ class VarintWriter {
 
   constructor(size: number) {
     this.#buf = new Uint8Array(size);
+  }
+
+  // Magic, version, fingerprint, seed and the threads' keys.
+  head(
+    fingerprint: Uint8Array,
+    seed: number,
+    threads: readonly number[],
+  ): void {
+    this.bytes(new TextEncoder().encode(MAGIC));
+    this.bytes([SCHEDULE_VERSION]);
+    this.bytes(fingerprint);
+    this.big(seed);
+    this.uint(threads.length);
+    for (const key of threads) this.uint(key >>> 0);
+  }
+
+  // Each thread's count of choices, then each choice + 2.
+  choices(choices: readonly (readonly number[])[]): void {
+    for (const list of choices) {
+      this.uint(list.length);
+      for (const choice of list) this.uint(choice + 2);
+    }
+  }
+
+  // Leaves n bytes for the caller to write (`buffer`); returns where
+  // they begin.
+  skip(n: number): number {
+    this.#room(n);
+    const at = this.#at;
+    this.#at += n;
+    return at;
+  }
+
+  // The buffer written into (no longer once it grows).
+  get buffer(): Uint8Array {
+    return this.#buf;
   }
 
   bytes(bytes: ArrayLike<number>): void {
@@ -213,6 +454,11 @@ class VarintWriter {
 
   done(): Uint8Array {
     return this.#buf.slice(0, this.#at);
+  }
+
+  // The bytes written, without a copy (for a buffer sized to fit).
+  view(): Uint8Array {
+    return this.#buf.subarray(0, this.#at);
   }
 
   #room(n: number): void {
@@ -310,20 +556,15 @@ export function decodeSchedule(
  * assertNotEquals(a, await scheduleFingerprint(new Uint8Array([2]), []));
  * ```
  */
-export async function scheduleFingerprint(
+export function scheduleFingerprint(
   program: Uint8Array,
   feeds: readonly (readonly [string, Uint8Array])[],
 ): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [program];
-  const text = new TextEncoder();
+  // node:crypto hashes here, in a few µs; crypto.subtle's digest goes to
+  // another thread and back, ~0.5 ms a run on a loaded machine.
+  const hash = createHash("sha256").update(program);
   for (const [name, bytes] of [...feeds].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
-    parts.push(text.encode(`\0${name}\0${bytes.length}\0`), bytes);
+    hash.update(`\0${name}\0${bytes.length}\0`).update(bytes);
   }
-  const all = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", all));
+  return Promise.resolve(new Uint8Array(hash.digest()));
 }

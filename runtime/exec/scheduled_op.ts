@@ -7,6 +7,7 @@
 
 import type { ResumableRun } from "../core/prepare_context.ts";
 import type { VarRef } from "../core/var_ref.ts";
+import type { ScheduleGate } from "../core/schedule_gate.ts";
 import { CLOSE, RECV, SEND } from "../core/schedule_file.ts";
 import type { TensorChannel } from "../core/value.ts";
 
@@ -62,17 +63,34 @@ export function scheduledOp(
   if (kind === undefined || ref === undefined) return op;
   const { block } = where;
   const index = where.op;
+  // The op's site, asked of each run's gate once; and the channel it used
+  // last with that channel's index (an op mostly uses one channel, and a
+  // channel's index never changes).
+  let siteOf: ScheduleGate | undefined = undefined;
+  let site = 0;
+  let last: unknown = undefined;
+  let lastIndex = -1;
   return {
     run(scope, ctx) {
       const gate = ctx.run.schedule;
+      if (gate === undefined) return run(scope, ctx);
+      if (gate !== siteOf) {
+        site = gate.site(kind, block, index);
+        siteOf = gate;
+        last = undefined;
+      }
       const ch = ref.channel(scope) as TensorChannel | null;
-      const c = gate === undefined || ch === null ? -1 : gate.indexOf(ch);
+      if (ch !== last) {
+        lastIndex = ch === null ? -1 : gate.indexOf(ch);
+        last = ch;
+      }
+      const c = lastIndex;
       if (c < 0) return run(scope, ctx);
-      gate!.enter(c, ctx.thread, kind, block, index);
+      gate.enter(c, ctx.thread, site);
       try {
         return run(scope, ctx);
       } finally {
-        gate!.leave(c);
+        gate.leave(c);
       }
     },
     resume: op.resume,

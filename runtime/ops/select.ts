@@ -27,6 +27,8 @@ import {
 import type { PreparedBlock } from "../core/prepared_block.ts";
 import { Scope } from "../core/scope.ts";
 import type { ThreadContext } from "../core/thread_context.ts";
+import type { ScheduleGate } from "../core/schedule_gate.ts";
+import { CASE_BASE } from "../core/schedule_file.ts";
 import type { RunTracer } from "../core/run_tracer.ts";
 import { SharedChannel } from "../../scheduler/shared/shared_channel.ts";
 import type { TensorChannel } from "../core/value.ts";
@@ -161,10 +163,29 @@ const selectOp = defineOp({
     // after suspending, `resume` runs again with nothing.
     const [, block, index] = /^block (\d+) op (\d+)/.exec(ctx.location)!
       .map(Number);
+    // Each case's site, asked of a recorded or replayed run's gate once.
+    let sitesOf: ScheduleGate | undefined = undefined;
+    let sites: number[] = [];
+    // Each case's channel index, rewritten by every scheduled run of this
+    // select (the gate reads it only before the select returns), and the
+    // channel it is the index of (a select mostly sees the same channels).
+    const channels: number[] = prepared.map(() => -1);
+    const seen: unknown[] = prepared.map(() => NOT_SEEN);
     return {
       run(scope, thread) {
-        if (thread.run.schedule !== undefined) {
-          return scheduledSelect(prepared, scope, thread, block, index);
+        const gate = thread.run.schedule;
+        if (gate !== undefined) {
+          if (gate !== sitesOf) {
+            sites = prepared.map((_, i) =>
+              gate.site(CASE_BASE + i, block, index)
+            );
+            sitesOf = gate;
+            seen.fill(NOT_SEEN);
+          }
+          return scheduledSelect(prepared, scope, thread, sites, {
+            channels,
+            seen,
+          });
         }
         const chosen = choose(prepared.map((c) => toCase(c, scope)), thread);
         if (chosen instanceof Promise) return chosen;
@@ -180,6 +201,9 @@ const selectOp = defineOp({
   },
 });
 
+// A case's channel no scheduled select has seen yet.
+const NOT_SEEN = Symbol("not seen");
+
 // A select of a recorded or replayed run (runtime/core/schedule_gate.ts):
 // recording, it runs as usual between the gate's enter and leave, and its
 // choice is noted; replaying, every case but the recorded one is made a
@@ -188,23 +212,27 @@ function scheduledSelect(
   prepared: readonly PreparedCase[],
   scope: Scope,
   thread: ThreadContext,
-  block: number,
-  index: number,
+  sites: readonly number[],
+  indices: { channels: number[]; seen: unknown[] },
 ): void | Promise<unknown> {
   const gate = thread.run.schedule!;
   const cases = prepared.map((c) => toCase(c, scope));
-  const channels = cases.map((c) => {
-    const ch = c.recv ?? c.send;
-    return ch === undefined || ch === null ? -1 : gate.indexOf(ch);
-  });
-  const forced = gate.enterSelect(channels, thread.thread, block, index);
+  const { channels, seen } = indices;
+  for (let i = 0; i < cases.length; i++) {
+    const ch = cases[i].recv ?? cases[i].send;
+    if (ch === seen[i]) continue;
+    channels[i] = ch === undefined || ch === null ? -1 : gate.indexOf(ch);
+    seen[i] = ch;
+  }
+  const forced = gate.enterSelect(channels, thread.thread, sites);
   if (forced !== -2) {
-    cases.forEach((c, i) => {
-      if (i === forced) return;
+    for (let i = 0; i < cases.length; i++) {
+      if (i === forced) continue;
+      const c = cases[i];
       cases[i] = c.send !== undefined
         ? { send: null, value: c.value }
         : { recv: null };
-    });
+    }
   }
   let chosen: SelectResult | Promise<SelectResult>;
   try {

@@ -15,6 +15,7 @@
  * @module
  */
 import { type ScheduleGate, TURN_MESSAGE } from "../core/schedule_gate.ts";
+import { Spinner } from "../../scheduler/shared/_spinner.ts";
 import type { Device } from "../../kernels/device.ts";
 import type { DType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
@@ -241,6 +242,7 @@ export class PoolRun implements PoolServices {
    */
   wakeTurnsWith(gate: ScheduleGate): void {
     const m = this.member;
+    gate.spinner = new Spinner(m.heap.i32);
     gate.wakeWorkers = (workers) => {
       m.lock();
       for (const w of workers) {

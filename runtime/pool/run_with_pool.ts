@@ -170,7 +170,11 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
   });
   try {
     await scheduler.run(
-      (thread) => runBlock(main, root, threadContext(services, thread)),
+      (thread) => {
+        const ran = runBlock(main, root, threadContext(services, thread));
+        const gate = options.schedule;
+        return gate === undefined ? ran : gate.mainEnds(ran, thread);
+      },
       {
         signal: signal === undefined
           ? failed.signal
@@ -191,6 +195,9 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     pool.printLog();
     if (options.tracer !== undefined) {
       options.tracer.adopt(await workers.traces());
+    }
+    if (options.schedule?.mode === "record") {
+      options.schedule.adopt(await workers.recordings());
     }
     workers.stop();
     pool.close();

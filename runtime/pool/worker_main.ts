@@ -39,6 +39,8 @@ let running:
 let tracer: RunTracer | undefined;
 // Starts taking part in the run, once the main thread's modules are here.
 let begin: (() => void) | undefined;
+// This worker's part of a recorded or replayed run's schedule.
+let gate: ScheduleGate | undefined;
 
 function report(message: WorkerReport): void {
   self.postMessage(message);
@@ -58,7 +60,7 @@ function start(init: WorkerInit): void {
     tracer = new RunTracer({ worker: init.self, origin: init.traceOrigin });
     installTracer(tracer);
   }
-  const schedule = init.schedule === undefined
+  const schedule = gate = init.schedule === undefined
     ? undefined
     : init.schedule.record === undefined
     ? ScheduleGate.recorder(init.self, init.workers, init.schedule.shared)
@@ -164,6 +166,10 @@ self.onmessage = (event: MessageEvent) => {
   if (message.type === "trace") {
     const events = tracer?.finish() ?? [];
     return report({ type: "traced", probe: message.probe, events });
+  }
+  if (message.type === "record") {
+    const entries = gate?.entries() ?? [];
+    return report({ type: "recorded", probe: message.probe, entries });
   }
   if (message.type === "probe") {
     // Answer after the current macrotask, so that any step in progress has

@@ -94,6 +94,11 @@ export type WorkerReport =
     readonly type: "traced";
     readonly probe: number;
     readonly events: readonly TraceEvent[];
+  }
+  | {
+    readonly type: "recorded";
+    readonly probe: number;
+    readonly entries: readonly Int32Array[];
   };
 
 /** Options of {@linkcode WorkerPool}. */
@@ -185,6 +190,8 @@ export class WorkerPool implements PoolHandle {
   #asked = new Map<number, (threads: readonly ThreadInfo[]) => void>();
   // Traces asked for by `traces()`, by probe number.
   #traced = new Map<number, (events: readonly TraceEvent[]) => void>();
+  // Recorded entries asked for by `recordings()`, by probe number.
+  #recorded = new Map<number, (entries: readonly Int32Array[]) => void>();
   #epoch = 0;
   #stopped = false;
 
@@ -257,20 +264,41 @@ export class WorkerPool implements PoolHandle {
    * @returns Their events.
    */
   async traces(): Promise<TraceEvent[]> {
-    const all = await Promise.all(this.#workers.map((worker) => {
+    return (await this.#gather("trace", this.#traced, [], 2000)).flat();
+  }
+
+  /**
+   * The entries every other worker's schedule gate recorded (a recorded
+   * run, as it ends; `ScheduleGate.entries`). A worker may be in the middle
+   * of a long kernel: it has 30 s to answer (one that does not is left
+   * out, and a replay of the record then stops at what it missed).
+   *
+   * @returns Each worker's chunks of entries.
+   */
+  async recordings(): Promise<Int32Array[]> {
+    return (await this.#gather("record", this.#recorded, [], 30_000)).flat();
+  }
+
+  // Asks every worker for its part of something the run kept, and waits
+  // for the answers; a worker that does not answer within `ms` gives
+  // `none`.
+  #gather<T>(
+    type: string,
+    waiting: Map<number, (answer: T) => void>,
+    none: T,
+    ms: number,
+  ): Promise<T[]> {
+    return Promise.all(this.#workers.map((worker) => {
       const probe = ++this.#probe;
-      const { promise, resolve } = Promise.withResolvers<
-        readonly TraceEvent[]
-      >();
-      this.#traced.set(probe, resolve);
-      const timer = setTimeout(() => resolve([]), 2000);
-      worker.postMessage({ type: "trace", probe });
+      const { promise, resolve } = Promise.withResolvers<T>();
+      waiting.set(probe, resolve);
+      const timer = setTimeout(() => resolve(none), ms);
+      worker.postMessage({ type, probe });
       return promise.finally(() => {
         clearTimeout(timer);
-        this.#traced.delete(probe);
+        waiting.delete(probe);
       });
     }));
-    return all.flat();
   }
 
   /**
@@ -343,6 +371,8 @@ export class WorkerPool implements PoolHandle {
         return this.#answer(report.probe, report.threads);
       case "traced":
         return this.#traced.get(report.probe)?.(report.events);
+      case "recorded":
+        return this.#recorded.get(report.probe)?.(report.entries);
       case "died":
         return this.#died(worker, report.message);
       case "panic": {

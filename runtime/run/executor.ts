@@ -29,7 +29,6 @@ import { RunTracer } from "../core/run_tracer.ts";
 import type { TraceEvent } from "../core/trace_event.ts";
 import { ScheduleGate } from "../core/schedule_gate.ts";
 import {
-  encodeSchedule,
   scheduleFingerprint,
   type ScheduleRecord,
 } from "../core/schedule_file.ts";
@@ -294,10 +293,14 @@ export class Executor {
     validateProgram(desc, { file: options.file });
     const tracer = this.#trace && new RunTracer();
     const schedule = this.#schedule;
+    // A recording needs the fingerprint only as it ends: its digest, off
+    // this thread, runs meanwhile. (The catch only keeps a run that fails
+    // before awaiting it from reporting its rejection as unhandled.)
     const fingerprint = schedule &&
-      await runFingerprint(desc, options.feeds ?? {});
+      runFingerprint(desc, options.feeds ?? {});
+    fingerprint?.catch(() => {});
     if (schedule !== undefined && "replay" in schedule) {
-      checkRecordFits(schedule.replay, fingerprint!, schedule.file);
+      checkRecordFits(schedule.replay, await fingerprint!, schedule.file);
     }
     const seed = schedule !== undefined && "replay" in schedule
       ? schedule.replay.seed
@@ -376,7 +379,7 @@ export class Executor {
       if (
         gate !== undefined && schedule !== undefined && "record" in schedule
       ) {
-        schedule.record(encodeSchedule(gate.finish(fingerprint!, seed)));
+        schedule.record(gate.encode(await fingerprint!, seed));
       }
       hooks?.uninstall();
       if (tracer !== undefined) this.#trace!(tracer.finish());
@@ -424,7 +427,10 @@ export class Executor {
     };
     const main = prepared.block(0);
     await scheduler.run(
-      (thread) => runBlock(main, scope, threadContext(services, thread)),
+      (thread) => {
+        const ran = runBlock(main, scope, threadContext(services, thread));
+        return gate === undefined ? ran : gate.mainEnds(ran, thread);
+      },
       { signal: options.signal },
     );
   }

@@ -8,13 +8,18 @@ import { toBinary } from "@bufbuild/protobuf";
 import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import {
   fillConstant,
+  forRange,
   go,
+  load,
   makeChannel,
   print,
   Program,
+  recv,
   select,
   send,
 } from "../../../mod.ts";
+import { encodeNpy } from "../../../kernels/npy.ts";
+import { Tensor } from "../../../kernels/tensor.ts";
 import { runRill } from "../../_helpers/rill_process.ts";
 import { withTempDir } from "../../_helpers/with_temp_dir.ts";
 
@@ -108,5 +113,87 @@ Deno.test("--record into an unwritable path fails before the run", async () => {
     ]);
     assertEquals([r.code, r.stdout], [1, ""]);
     assertMatch(r.stderr, /^error: --record: cannot write ".*a\.rec": .+\n$/);
+  });
+});
+
+// A goroutine sends three values; main receives as many as the file
+// `count.npy` says: the program and its feeds stay the same when the file
+// changes, and a replay then ends before its record does.
+function countedReceives(countFile: string): Uint8Array {
+  const p = new Program();
+  p.guard(() => {
+    const n = load(countFile);
+    const ch = makeChannel({ dtype: "int64", capacity: 4 });
+    go(() => forRange(3, (i) => send(ch, i)));
+    forRange(n, () => print(recv(ch)));
+  });
+  return toBinary(ProgramDescSchema, p.desc);
+}
+
+Deno.test("--replay names the first recorded event a run ended without", async () => {
+  await withTempDir(async (dir) => {
+    const count = (n: number) =>
+      Deno.writeFile(
+        `${dir}/count.npy`,
+        encodeNpy(Tensor.fromArray([n], "int64", [1])),
+      );
+    await Deno.writeFile(`${dir}/p.pb`, countedReceives(`${dir}/count.npy`));
+    await count(3);
+    // Recorded on one worker, the channel's order is fixed: main's first
+    // receive, the three sends, main's two other receives.
+    const rec = await runRill([
+      `${dir}/p.pb`,
+      "--workers",
+      "1",
+      "--record",
+      `${dir}/p.rec`,
+    ]);
+    assertEquals([rec.code, rec.stdout], [0, "0\n1\n2\n"], rec.stderr);
+    await count(1);
+    for (const workers of ["1", "2"]) {
+      const r = await runRill([
+        `${dir}/p.pb`,
+        "--workers",
+        workers,
+        "--replay",
+        `${dir}/p.rec`,
+      ]);
+      assertEquals([r.code, r.stdout], [1, "0\n"], r.stderr);
+      assertMatch(
+        r.stderr,
+        /^error: --replay: the run ended before its record: channel 0 expected recv by the main thread at block \d+ op \d+ \(event 5 of 6\), which never came\n$/,
+      );
+    }
+  });
+});
+
+Deno.test("--record on a pool stops at its channel limit with one error line", async () => {
+  // A goroutine (placed on the second worker) makes 2^18 + 1 channels:
+  // one more than a pool's recording has room for.
+  const p = new Program();
+  p.guard(() => {
+    const done = makeChannel({ dtype: "int32" });
+    go(() => {
+      forRange((1 << 18) + 1, () => {
+        makeChannel({ dtype: "int32" });
+      });
+      send(done, fillConstant({ shape: [1], dtype: "int32", value: 1 }));
+    });
+    recv(done);
+  });
+  await withTempDir(async (dir) => {
+    await Deno.writeFile(`${dir}/p.pb`, toBinary(ProgramDescSchema, p.desc));
+    const r = await runRill([
+      `${dir}/p.pb`,
+      "--workers",
+      "2",
+      "--record",
+      `${dir}/p.rec`,
+    ]);
+    assertEquals([r.code, r.stdout, r.stderr], [
+      1,
+      "",
+      "error: --record: more than 262144 channels made\n",
+    ]);
   });
 });

@@ -4,6 +4,7 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import {
   decodeSchedule,
+  encodePackedSchedule,
   encodeSchedule,
   SCHEDULE_VERSION,
   type ScheduleRecord,
@@ -23,6 +24,34 @@ const record: ScheduleRecord = {
 
 Deno.test("encodeSchedule() round-trips through decodeSchedule()", () => {
   assertEquals(decodeSchedule(encodeSchedule(record), "r"), record);
+});
+
+Deno.test("encodePackedSchedule() writes what encodeSchedule() writes for its record", () => {
+  // A one-worker recording: (channel, thread's key, site) triples over a
+  // site table, in two chunks, the attempts of select cases not taken
+  // complemented; threads numbered as met (creators first).
+  const packed = encodePackedSchedule({
+    fingerprint: record.fingerprint,
+    seed: record.seed,
+    made: [0, 0, 77, 1],
+    sites: [0, 1, 2, 3, 1, 2, 0, 1, 0, 1, 0, 5],
+    attempts: [
+      Int32Array.of(0, -1, 0, 1, 77, ~1),
+      Int32Array.of(0, 77, ~1, 0, 0, 3),
+    ],
+    choices: [[-1, [4, -1, 0, -2]]],
+  });
+  const expected: ScheduleRecord = {
+    fingerprint: record.fingerprint,
+    seed: record.seed,
+    threads: [0, 77, 0xffffffff],
+    channels: [
+      { creator: 0, ordinal: 0, events: Int32Array.of(2, 0, 1, 2, 0, 1, 0, 5) },
+      { creator: 1, ordinal: 1, events: new Int32Array() },
+    ],
+    choices: [[], [], [4, -1, 0, -2]],
+  };
+  assertEquals(packed, encodeSchedule(expected));
 });
 
 Deno.test("decodeSchedule() refuses another version", () => {

@@ -10,6 +10,7 @@ import { ProgramDescSchema } from "../../../gen/rill/v1/framework_pb.ts";
 import {
   Executor,
   fillConstant,
+  forRange,
   go,
   makeChannel,
   print,
@@ -21,8 +22,13 @@ import { ProgramError } from "../../../runtime/core/errors.ts";
 import { nilChannel } from "../../_helpers/nil_channel.ts";
 import {
   decodeSchedule,
+  EVENT_WORDS,
   scheduleFingerprint,
+  SEND,
 } from "../../../runtime/core/schedule_file.ts";
+import { ScheduleGate } from "../../../runtime/core/schedule_gate.ts";
+import { Scheduler } from "../../../scheduler/scheduler.ts";
+import { Channel } from "../../../scheduler/channel.ts";
 
 // A goroutine sends two values (after `extra` more ops when asked); main
 // receives two and prints them.
@@ -139,3 +145,85 @@ for (const workers of [1, 2]) {
     );
   });
 }
+
+Deno.test("ScheduleGate keeps a pool's recording past 2^21 attempts", async () => {
+  // A recorder as a pool's main thread has it, fed one send more than the
+  // 2^21 attempts a pool's recording once had room for (in a fixed shared
+  // buffer): its entries grow, chunk by chunk, and the record keeps them.
+  const gate = ScheduleGate.recorder(0, 2);
+  const attempts = (1 << 21) + 1;
+  await new Scheduler({ seed: 1 }).run((main) => {
+    const ch = new Channel<unknown>(1);
+    gate.made(ch, main);
+    const site = gate.site(SEND, 0, 4);
+    const c = gate.indexOf(ch);
+    for (let i = 0; i < attempts; i++) {
+      gate.enter(c, main, site);
+      gate.leave(c);
+    }
+  });
+  const record = decodeSchedule(gate.encode(new Uint8Array(32), 1), "r");
+  const events = record.channels[0].events;
+  assertEquals(events.length, attempts * EVENT_WORDS);
+  assertEquals(
+    [...events.subarray(events.length - EVENT_WORDS)],
+    [0, SEND, 0, 4],
+  );
+});
+
+// A goroutine sends three values into a buffer; main takes one and ends,
+// whatever the goroutine still does (Go's rule).
+function mainEndsFirst(): Program {
+  const p = new Program();
+  p.guard(() => {
+    const ch = makeChannel({ dtype: "int32", capacity: 4 });
+    go(() => {
+      for (let i = 0; i < 3; i++) {
+        send(ch, fillConstant({ shape: [1], dtype: "int32", value: i }));
+      }
+    });
+    print(recv(ch));
+  });
+  return p;
+}
+
+for (const workers of [1, 2]) {
+  Deno.test(`Executor's replay lets threads make the attempts they owe after main ends (${workers} worker${workers > 1 ? "s" : ""})`, async () => {
+    const p = mainEndsFirst();
+    const rec = decodeSchedule(await record(p), "r");
+    assertEquals(rec.channels[0].events.length / EVENT_WORDS, 4);
+    for (let i = 0; i < 3; i++) {
+      const lines: string[] = [];
+      await new Executor({
+        workers,
+        print: (l) => lines.push(l),
+        schedule: { replay: rec, file: "r" },
+      }).run(p.desc);
+      assertEquals(lines, ["0"]);
+    }
+  });
+}
+
+Deno.test("Executor records the same run the same way twice in one process", async () => {
+  // 3,000 round trips: 12,000 attempts, past two chunks of a one-worker
+  // recording's log, which the second recording reuses.
+  const p = new Program();
+  p.guard(() => {
+    const ping = makeChannel({ dtype: "int32" });
+    const pong = makeChannel({ dtype: "int32" });
+    go(() => forRange(3000, () => send(pong, recv(ping))));
+    const ball = fillConstant({ shape: [1], dtype: "int32", value: 7 });
+    forRange(3000, () => {
+      send(ping, ball);
+      recv(pong, { out: ball });
+    });
+  });
+  const first = await record(p);
+  const second = await record(p);
+  assertEquals(second, first);
+  const rec = decodeSchedule(first, "r");
+  assertEquals(rec.channels.map((c) => c.events.length / EVENT_WORDS), [
+    6000,
+    6000,
+  ]);
+});
