@@ -468,16 +468,25 @@ function compileRead(plan: MessagePlan): ReadMessage {
       ${finish.join("\n      ")}
       return m;
     };`;
-  const compile = new Function(
-    "typeName",
-    "prototype",
-    "sub",
-    "enums",
-    "NO_VALUES",
-    "GIVE_UP",
-    "add",
-    source,
-  );
+  let compile: (...args: unknown[]) => unknown;
+  try {
+    compile = new Function(
+      "typeName",
+      "prototype",
+      "sub",
+      "enums",
+      "NO_VALUES",
+      "GIVE_UP",
+      "add",
+      source,
+    ) as typeof compile;
+  } catch {
+    // A host that refuses code from strings: protobuf-es reads every such
+    // message.
+    return () => {
+      throw GIVE_UP;
+    };
+  }
   return compile(
     plan.desc.typeName,
     plan.prototype,

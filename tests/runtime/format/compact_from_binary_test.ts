@@ -693,3 +693,33 @@ Deno.test("compactFromBinary decodes random programs as protobuf-es does", () =>
     );
   }
 });
+
+Deno.test("compactFromBinary leaves every message to protobuf-es where code from strings is refused", async () => {
+  const module = new URL(
+    "../../../runtime/format/compact_from_binary.ts",
+    import.meta.url,
+  );
+  const schema = new URL(
+    "../../../gen/rill/v1/framework_pb.ts",
+    import.meta.url,
+  );
+  const script = `
+    import { compactFromBinary, tryCompactFromBinary } from "${module}";
+    import { ProgramDescSchema } from "${schema}";
+    const bytes = new Uint8Array([0x0a, 0x02, 0x10, 0x7f]);
+    console.log(tryCompactFromBinary(ProgramDescSchema, bytes) === undefined,
+      compactFromBinary(ProgramDescSchema, bytes).blocks[0].parentIdx);`;
+  const run = (flags: string[]) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["eval", ...flags, script],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+  const refused = await run([
+    "--v8-flags=--disallow-code-generation-from-strings",
+  ]);
+  assert(refused.success);
+  assertEquals(new TextDecoder().decode(refused.stdout).trim(), "true 127");
+  const allowed = await run([]);
+  assertEquals(new TextDecoder().decode(allowed.stdout).trim(), "false 127");
+});
