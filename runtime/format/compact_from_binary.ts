@@ -417,20 +417,12 @@ function compileRead(plan: MessagePlan): ReadMessage {
     const name = JSON.stringify(field.name);
     const at = `m[${name}]`;
     const tag = (wireType: number) => `case ${(number << 3) | wireType}:`;
-    // Appends in place, so that each list has its own allocation sites and
-    // V8 learns per field what its arrays hold and that they survive. The
-    // first two values make exactly sized arrays; later ones grow the array
-    // by push, and the reader trims it at the end with an exact copy.
-    const add = (value: string) =>
-      `{ const v = ${value}, l = ${at}; ` +
-      `if (l === NO_VALUES) ${at} = [v]; ` +
-      `else if (l.length === 1) ${at} = [l[0], v]; else l.push(v); }`;
     if (field.message !== undefined) {
       subPlans.push(field.message);
       const read = `sub[${subPlans.length - 1}].read(r, r.delimitedEnd())`;
       cases.push(
         field.list
-          ? `${tag(DELIMITED)} ${add(read)} break;`
+          ? `${tag(DELIMITED)} ${at} = add(${at}, ${read}); break;`
           // A second occurrence would be merged into the first.
           : `${tag(DELIMITED)} if (${at} !== undefined) throw GIVE_UP; ` +
             `${at} = ${read}; break;`,
@@ -444,12 +436,12 @@ function compileRead(plan: MessagePlan): ReadMessage {
     } else {
       const value = valueSource(field, enums);
       cases.push(
-        `${tag(wireTypeOf(field))} ${add(value)} break;`,
+        `${tag(wireTypeOf(field))} ${at} = add(${at}, ${value}); break;`,
       );
       if (field.scalar !== ScalarType.STRING) {
         cases.push(
           `${tag(DELIMITED)} { const e = r.delimitedEnd(); ` +
-            `while (r.pos < e) ${add(value)} ` +
+            `while (r.pos < e) ${at} = add(${at}, ${value}); ` +
             `if (r.pos !== e) throw GIVE_UP; break; }`,
         );
       }
@@ -485,6 +477,7 @@ function compileRead(plan: MessagePlan): ReadMessage {
       "enums",
       "NO_VALUES",
       "GIVE_UP",
+      "add",
       source,
     ) as typeof compile;
   } catch {
@@ -501,7 +494,20 @@ function compileRead(plan: MessagePlan): ReadMessage {
     enums,
     NO_VALUES,
     GIVE_UP,
+    add,
   ) as ReadMessage;
+}
+
+/**
+ * A repeated field's list with `value` appended. The first two values make
+ * exactly sized arrays; later ones grow the array by push, and the reader
+ * trims it at the end with an exact copy.
+ */
+function add(list: unknown[], value: unknown): unknown[] {
+  if (list === NO_VALUES) return [value];
+  if (list.length === 1) return [list[0], value];
+  list.push(value);
+  return list;
 }
 
 function int64(lo: number, hi: number): bigint {
