@@ -14,8 +14,10 @@
  * uses them and are decoded once here. Small int64 values (dims) share
  * their BigInts. Each message type's reader is compiled once from its
  * descriptor (`compileRead`), so that every property store names its
- * property and V8 keeps one hidden class per message type: a generic
- * reader's `message[name] = value` cost a third of decoding.
+ * property and V8 keeps one hidden class per message type, where a generic
+ * reader's `message[name] = value` takes V8's megamorphic path (decoding
+ * and validating a 10,000-op program: 221 M instructions, against 420 M
+ * before; bench/README.md).
  *
  * Invariants:
  * - The result equals `fromBinary(schema, bytes)` field for field, key order
