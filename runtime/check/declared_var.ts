@@ -116,6 +116,15 @@ export class Declared {
       return;
     }
     const declared = this.declared;
+    // Most writes make the declared type: reads then see the declaration,
+    // and validation keeps no new type per op.
+    if (
+      (made.dtype === undefined || made.dtype === declared.dtype) &&
+      (made.shape === undefined || sameShape(made.shape, declared.shape))
+    ) {
+      this.#written = undefined;
+      return;
+    }
     this.#written = [{
       name: declared.name,
       kind: "tensor",
@@ -125,6 +134,15 @@ export class Declared {
         : refinedShape(made.shape, declared.shape),
     }];
   }
+}
+
+function sameShape(
+  a: readonly number[],
+  b: readonly number[] | undefined,
+): boolean {
+  if (b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 // The writer's shape, with the dims it left unknown taken from a

@@ -270,10 +270,12 @@ class Validator {
       if (v.name === "") {
         this.#fail("a variable has an empty name", { block: i });
       }
-      if (vars.has(v.name)) {
+      // One hash lookup: a name already there leaves the size as it was.
+      const size = vars.size;
+      vars.set(v.name, new Declared(v));
+      if (vars.size === size) {
         this.#fail(`variable "${v.name}" is declared twice`, { block: i });
       }
-      vars.set(v.name, new Declared(v));
     }
     this.#declared.push(vars);
   }

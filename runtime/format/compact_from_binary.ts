@@ -11,7 +11,13 @@
  * protobuf-es grows each repeated field by `push`, and V8 gives a one-element
  * array room for 17; a program's operands are mostly one-element lists, so
  * spare capacity was 40% of the tree. Variable names recur in every op that
- * uses them and are decoded once here.
+ * uses them and are decoded once here. Small int64 values (dims) share
+ * their BigInts. Each message type's reader is compiled once from its
+ * descriptor (`compileRead`), so that every property store names its
+ * property and V8 keeps one hidden class per message type, where a generic
+ * reader's `message[name] = value` takes V8's megamorphic path (decoding
+ * and validating a 10,000-op program: 221 M instructions, against 420 M
+ * before; bench/README.md).
  *
  * Invariants:
  * - The result equals `fromBinary(schema, bytes)` field for field, key order
@@ -53,8 +59,26 @@ const FIXED32 = 5;
 const MAX_SHARED_STRING = 64;
 
 /**
+ * The most slots of the shared-string table. The table is direct-mapped: a
+ * string whose slot holds another string is decoded again and takes the
+ * slot, which costs only sharing, and a name is mostly used soon after
+ * the op that makes it. A table gets a slot per 32 bytes of input, from
+ * 256 up to this (a 1.5 MB program of 10,000 variables).
+ */
+const MAX_STRING_SLOTS = 1 << 15;
+
+/**
+ * BigInts -1 to 1022 made once: int64 values are mostly small dims and
+ * indices, and a BigInt is immutable, so one value serves every field.
+ */
+const SMALL_BIGINTS: readonly bigint[] = Array.from(
+  { length: 1024 },
+  (_, i) => BigInt(i - 1),
+);
+
+/**
  * A repeated field's value while its message is read and the field has no
- * values yet; `readMessage` replaces it with a fresh array. Lists start here
+ * values yet; the reader replaces it with a fresh array at the end. Lists start here
  * rather than as `[]` so that a list that gets values allocates only arrays
  * it keeps.
  */
@@ -76,12 +100,20 @@ interface FieldPlan {
   readonly message: MessagePlan | undefined;
 }
 
+/** Reads one message whose bytes end at `end`. */
+type ReadMessage = (r: Reader, end: number) => Message;
+
 /** How one message type is read; built once per message type. */
 interface MessagePlan {
-  readonly make: new () => Message;
+  readonly desc: DescMessage;
+  readonly prototype: object;
   /** Indexed by field number. */
   readonly fields: readonly (FieldPlan | undefined)[];
-  readonly lists: readonly string[];
+  /**
+   * The reader, compiled on first use (`compileRead`), when every message
+   * type it reaches has its plan.
+   */
+  read: ReadMessage;
 }
 
 const SUPPORTED_SCALARS: ReadonlySet<ScalarType> = new Set([
@@ -114,8 +146,15 @@ function planFor(desc: DescMessage): MessagePlan | null {
     return null;
   }
   const fields: (FieldPlan | undefined)[] = [];
-  const make = messageConstructor(desc, Object.getPrototypeOf(zero), lists);
-  const plan: MessagePlan = { make, fields, lists };
+  const plan: MessagePlan = {
+    desc,
+    prototype: Object.getPrototypeOf(zero),
+    fields,
+    read(r, end) {
+      plan.read = compileRead(plan);
+      return plan.read(r, end);
+    },
+  };
   plans.set(desc, plan); // before the fields, for recursive types
   for (const field of desc.fields) {
     const fieldPlan = planField(field);
@@ -156,28 +195,6 @@ function planField(field: DescField): FieldPlan | null {
   return { ...base, ...none, scalar, message: undefined };
 }
 
-/**
- * A constructor whose instances are what protobuf-es's `create(desc)`
- * returns: `$typeName`, then a fresh array per repeated field, on the same
- * prototype (which holds the proto2 defaults). A constructor rather than
- * `Object.create`, because V8 sizes a constructor's instances to the
- * properties they end up holding, while `Object.create` objects spill the
- * fifth property into a separate store.
- */
-function messageConstructor(
-  desc: DescMessage,
-  prototype: object,
-  lists: readonly string[],
-): new () => Message {
-  const typeName = desc.typeName;
-  const make = function (this: Message): void {
-    this.$typeName = typeName;
-    for (let i = 0; i < lists.length; i++) this[lists[i]] = NO_VALUES;
-  } as unknown as new () => Message;
-  make.prototype = prototype;
-  return make;
-}
-
 /** The reading position over one buffer, and the strings read so far. */
 class Reader {
   pos = 0;
@@ -186,15 +203,25 @@ class Reader {
   hi = 0;
   readonly buf: Uint8Array;
   readonly view: DataView;
-  /** Shared strings by hash, each with where its bytes first occurred. */
-  readonly strings = new Map<number, number>();
-  readonly shared: string[] = [];
-  readonly sharedAt: number[] = [];
+  /**
+   * The shared-string table: by slot, a string, its hash plus one (0 for
+   * an empty slot) and where its bytes occur.
+   */
+  readonly strings: string[];
+  readonly stringHashes: Int32Array;
+  readonly stringsAt: Int32Array;
+  readonly stringSlotMask: number;
   readonly utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
   constructor(buf: Uint8Array) {
     this.buf = buf;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let slots = 256;
+    while (slots < MAX_STRING_SLOTS && slots * 32 < buf.length) slots *= 2;
+    this.strings = new Array(slots).fill("");
+    this.stringHashes = new Int32Array(slots);
+    this.stringsAt = new Int32Array(slots);
+    this.stringSlotMask = slots - 1;
   }
 
   /** Reads a varint into `lo` and `hi`. */
@@ -231,6 +258,42 @@ class Reader {
     return this.lo;
   }
 
+  int32(): number {
+    this.varint();
+    return this.lo | 0;
+  }
+
+  bool(): boolean {
+    this.varint();
+    return this.lo !== 0 || this.hi !== 0;
+  }
+
+  int64(): bigint {
+    this.varint();
+    return int64(this.lo, this.hi);
+  }
+
+  /** A closed enum's value; protobuf-es keeps others as unknown fields. */
+  closedEnum(values: ReadonlySet<number>): number {
+    const value = this.int32();
+    if (!values.has(value)) throw GIVE_UP;
+    return value;
+  }
+
+  float32(): number {
+    const at = this.pos;
+    this.pos += 4;
+    if (this.pos > this.buf.length) throw GIVE_UP;
+    return this.view.getFloat32(at, true);
+  }
+
+  float64(): number {
+    const at = this.pos;
+    this.pos += 8;
+    if (this.pos > this.buf.length) throw GIVE_UP;
+    return this.view.getFloat64(at, true);
+  }
+
   /** The end of a length-delimited record that starts here. */
   delimitedEnd(): number {
     const length = this.uint32();
@@ -252,24 +315,21 @@ class Reader {
       if (c >= 0x80) return this.#decode(start, end);
       hash = Math.imul(hash ^ c, 0x01000193);
     }
-    // 30 bits keep the key a small integer, which a Map takes unboxed.
     hash = Math.imul(hash ^ (end - start), 0x01000193) & 0x3fffffff;
-    const seen = this.strings.get(hash);
-    if (seen !== undefined) {
-      const s = this.shared[seen];
+    const slot = (hash ^ (hash >>> 15)) & this.stringSlotMask;
+    if (this.stringHashes[slot] === hash + 1) {
+      const s = this.strings[slot];
       if (
         s.length === end - start &&
-        sameBytes(buf, this.sharedAt[seen], start, end)
+        sameBytes(buf, this.stringsAt[slot], start, end)
       ) {
         return s;
       }
     }
     const s = asciiString(buf, start, end);
-    if (seen === undefined) {
-      this.strings.set(hash, this.shared.length);
-      this.shared.push(s);
-      this.sharedAt.push(start);
-    }
+    this.strings[slot] = s;
+    this.stringHashes[slot] = hash + 1;
+    this.stringsAt[slot] = start;
     return s;
   }
 
@@ -294,110 +354,167 @@ function sameBytes(buf: Uint8Array, at: number, start: number, end: number) {
   return true;
 }
 
-function readMessage(r: Reader, plan: MessagePlan, end: number): Message {
-  const message = new plan.make();
-  while (r.pos < end) {
-    const tag = r.uint32();
-    const field = plan.fields[tag >>> 3];
-    if (field === undefined) throw GIVE_UP;
-    const wireType = tag & 7;
-    if (!field.list) {
-      if (field.message !== undefined) {
-        // A second occurrence would be merged into the first.
-        if (wireType !== DELIMITED || message[field.name] !== undefined) {
-          throw GIVE_UP;
-        }
-        message[field.name] = readMessage(r, field.message, r.delimitedEnd());
-      } else {
-        message[field.name] = readValue(r, field, wireType);
-      }
-    } else if (wireType === DELIMITED && field.scalar !== ScalarType.STRING) {
-      const listEnd = r.delimitedEnd();
-      if (field.message !== undefined) {
-        append(message, field.name, readMessage(r, field.message, listEnd));
-      } else {
-        const packed = packedWireType(field);
-        while (r.pos < listEnd) {
-          append(message, field.name, readValue(r, field, packed));
-        }
-        if (r.pos !== listEnd) throw GIVE_UP;
-      }
-    } else {
-      if (field.message !== undefined) throw GIVE_UP;
-      append(message, field.name, readValue(r, field, wireType));
-    }
-  }
-  if (r.pos !== end) throw GIVE_UP;
-  for (const name of plan.lists) {
-    const list = message[name] as unknown[];
-    if (list === NO_VALUES) message[name] = [];
-    else if (list.length > 2) message[name] = list.slice();
-  }
-  return message;
+// Wire types by scalar type, for a value that is not packed.
+function wireTypeOf(field: FieldPlan): number {
+  if (field.scalar === ScalarType.STRING) return DELIMITED;
+  if (field.scalar === ScalarType.FLOAT) return FIXED32;
+  if (field.scalar === ScalarType.DOUBLE) return FIXED64;
+  return VARINT; // integers, bools, enums
 }
 
 /**
- * Appends to a repeated field. The first two values make exactly sized
- * arrays; later ones grow the array by push, and `readMessage` trims it at
- * the end with an exact copy.
+ * The source of an expression that reads one value of a scalar or enum
+ * field; `enums[k]` is a closed enum's set of values.
  */
-function append(message: Message, name: string, value: unknown): void {
-  const list = message[name] as unknown[];
-  if (list === NO_VALUES) message[name] = [value];
-  else if (list.length === 1) message[name] = [list[0], value];
-  else list.push(value);
-}
-
-function packedWireType(field: FieldPlan): number {
-  if (field.scalar === ScalarType.FLOAT) return FIXED32;
-  if (field.scalar === ScalarType.DOUBLE) return FIXED64;
-  return VARINT;
-}
-
-/** Reads one scalar or enum value of a field. */
-function readValue(r: Reader, field: FieldPlan, wireType: number): unknown {
+function valueSource(field: FieldPlan, enums: unknown[]): string {
   if (field.isEnum) {
-    if (wireType !== VARINT) throw GIVE_UP;
-    r.varint();
-    const value = r.lo | 0;
-    // protobuf-es keeps an unknown closed-enum value as an unknown field.
-    if (field.enumValues !== undefined && !field.enumValues.has(value)) {
-      throw GIVE_UP;
-    }
-    return value;
+    if (field.enumValues === undefined) return "r.int32()";
+    enums.push(field.enumValues);
+    return `r.closedEnum(enums[${enums.length - 1}])`;
   }
   switch (field.scalar) {
     case ScalarType.STRING:
-      if (wireType !== DELIMITED) throw GIVE_UP;
-      return r.string();
+      return "r.string()";
     case ScalarType.FLOAT:
-    case ScalarType.DOUBLE: {
-      const fixed32 = field.scalar === ScalarType.FLOAT;
-      if (wireType !== (fixed32 ? FIXED32 : FIXED64)) throw GIVE_UP;
-      const at = r.pos;
-      r.pos += fixed32 ? 4 : 8;
-      if (r.pos > r.buf.length) throw GIVE_UP;
-      return fixed32
-        ? r.view.getFloat32(at, true)
-        : r.view.getFloat64(at, true);
-    }
-  }
-  if (wireType !== VARINT) throw GIVE_UP;
-  r.varint();
-  switch (field.scalar) {
+      return "r.float32()";
+    case ScalarType.DOUBLE:
+      return "r.float64()";
     case ScalarType.INT32:
-      return r.lo | 0;
+      return "r.int32()";
     case ScalarType.UINT32:
-      return r.lo;
+      return "r.uint32()";
     case ScalarType.BOOL:
-      return r.lo !== 0 || r.hi !== 0;
-    default: // INT64
-      return int64(r.lo, r.hi);
+      return "r.bool()";
+    default:
+      return "r.int64()";
   }
 }
 
+/**
+ * Compiles a message type's reader and its constructor from the plan:
+ * straight-line code with every property named, so that V8 keeps one
+ * hidden class per message type and each store is a plain field write,
+ * where a generic reader's `message[name] = value` takes V8's slowest
+ * (megamorphic) path. The source is made from the descriptor's field
+ * numbers and names alone (names quoted with `JSON.stringify`), never from
+ * the bytes being read. Which tags a field takes, and what gives up, is
+ * the generic rule: a field's own wire type, plus packed for repeated
+ * numbers and enums; anything else is protobuf-es's to read.
+ */
+function compileRead(plan: MessagePlan): ReadMessage {
+  const subPlans: MessagePlan[] = [];
+  const enums: unknown[] = [];
+  const make: string[] = [];
+  const cases: string[] = [];
+  const finish: string[] = [];
+  // In declaration order, as protobuf-es's `create` sets them.
+  for (const field of plan.desc.fields) {
+    if (field.fieldKind === "list") {
+      make.push(`this[${JSON.stringify(field.localName)}] = NO_VALUES;`);
+    }
+  }
+  for (let number = 0; number < plan.fields.length; number++) {
+    const field = plan.fields[number];
+    if (field === undefined) continue;
+    const name = JSON.stringify(field.name);
+    const at = `m[${name}]`;
+    const tag = (wireType: number) => `case ${(number << 3) | wireType}:`;
+    if (field.message !== undefined) {
+      subPlans.push(field.message);
+      const read = `sub[${subPlans.length - 1}].read(r, r.delimitedEnd())`;
+      cases.push(
+        field.list
+          ? `${tag(DELIMITED)} ${at} = add(${at}, ${read}); break;`
+          // A second occurrence would be merged into the first.
+          : `${tag(DELIMITED)} if (${at} !== undefined) throw GIVE_UP; ` +
+            `${at} = ${read}; break;`,
+      );
+    } else if (!field.list) {
+      cases.push(
+        `${tag(wireTypeOf(field))} ${at} = ${
+          valueSource(field, enums)
+        }; break;`,
+      );
+    } else {
+      const value = valueSource(field, enums);
+      cases.push(
+        `${tag(wireTypeOf(field))} ${at} = add(${at}, ${value}); break;`,
+      );
+      if (field.scalar !== ScalarType.STRING) {
+        cases.push(
+          `${tag(DELIMITED)} { const e = r.delimitedEnd(); ` +
+            `while (r.pos < e) ${at} = add(${at}, ${value}); ` +
+            `if (r.pos !== e) throw GIVE_UP; break; }`,
+        );
+      }
+    }
+    if (field.list) {
+      finish.push(
+        `{ const l = ${at}; if (l === NO_VALUES) ${at} = []; ` +
+          `else if (l.length > 2) ${at} = l.slice(); }`,
+      );
+    }
+  }
+  const source = `
+    function Message() { this.$typeName = typeName; ${make.join(" ")} }
+    Message.prototype = prototype;
+    return function read(r, end) {
+      const m = new Message();
+      while (r.pos < end) {
+        switch (r.uint32()) {
+          ${cases.join("\n          ")}
+          default: throw GIVE_UP;
+        }
+      }
+      if (r.pos !== end) throw GIVE_UP;
+      ${finish.join("\n      ")}
+      return m;
+    };`;
+  let compile: (...args: unknown[]) => unknown;
+  try {
+    compile = new Function(
+      "typeName",
+      "prototype",
+      "sub",
+      "enums",
+      "NO_VALUES",
+      "GIVE_UP",
+      "add",
+      source,
+    ) as typeof compile;
+  } catch {
+    // A host that refuses code from strings: protobuf-es reads every such
+    // message.
+    return () => {
+      throw GIVE_UP;
+    };
+  }
+  return compile(
+    plan.desc.typeName,
+    plan.prototype,
+    subPlans,
+    enums,
+    NO_VALUES,
+    GIVE_UP,
+    add,
+  ) as ReadMessage;
+}
+
+/**
+ * A repeated field's list with `value` appended. The first two values make
+ * exactly sized arrays; later ones grow the array by push, and the reader
+ * trims it at the end with an exact copy.
+ */
+function add(list: unknown[], value: unknown): unknown[] {
+  if (list === NO_VALUES) return [value];
+  if (list.length === 1) return [list[0], value];
+  list.push(value);
+  return list;
+}
+
 function int64(lo: number, hi: number): bigint {
-  if (hi === 0) return BigInt(lo);
+  if (hi === 0) return lo < 1023 ? SMALL_BIGINTS[lo + 1] : BigInt(lo);
+  if ((hi & lo) === -1) return SMALL_BIGINTS[0];
   if (hi === 0xffffffff && lo >= 0x80000000) return BigInt(lo - 0x100000000);
   return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo));
 }
@@ -431,9 +548,7 @@ export function tryCompactFromBinary<Desc extends DescMessage>(
   const plan = planFor(schema);
   if (plan === null) return undefined;
   try {
-    return readMessage(new Reader(bytes), plan, bytes.length) as MessageShape<
-      Desc
-    >;
+    return plan.read(new Reader(bytes), bytes.length) as MessageShape<Desc>;
   } catch (e) {
     if (e === GIVE_UP) return undefined;
     throw e;

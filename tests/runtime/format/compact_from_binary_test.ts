@@ -31,6 +31,10 @@ import {
 } from "../../../runtime/format/compact_from_binary.ts";
 import { Random } from "../../../scheduler/random.ts";
 import { paddle2Program } from "../../_helpers/paddle2_program.ts";
+import {
+  IGNORE_PADDLE_MODELS,
+  PADDLE_MODELS,
+} from "../../_helpers/paddle_models.ts";
 
 /**
  * Asserts that `a` is `b` in every observable way: same own keys in the same
@@ -544,4 +548,178 @@ Deno.test("compactFromBinary reads the VarType.Type values Paddle added after 20
   }
   const past = new BinaryWriter().tag(1, WireType.Varint).int32(34).finish();
   assertEquals(assertSameDecode(VarTypeSchema, past), "protobuf-es");
+});
+
+Deno.test({
+  name: "compactFromBinary decodes every real Paddle model as protobuf-es does",
+  ignore: IGNORE_PADDLE_MODELS,
+  async fn() {
+    let count = 0;
+    for await (const folder of Deno.readDir(PADDLE_MODELS)) {
+      if (!folder.isDirectory) continue;
+      for await (
+        const file of Deno.readDir(`${PADDLE_MODELS}/${folder.name}`)
+      ) {
+        if (!/\.pdmodel$|^__model__$/.test(file.name)) continue;
+        const where = `${folder.name}/${file.name}`;
+        const bytes = await Deno.readFile(`${PADDLE_MODELS}/${where}`);
+        assertEquals(assertSameDecode(ProgramDescSchema, bytes), "fast", where);
+        assertEquals(
+          toBinary(
+            ProgramDescSchema,
+            compactFromBinary(ProgramDescSchema, bytes),
+          ),
+          toBinary(ProgramDescSchema, fromBinary(ProgramDescSchema, bytes)),
+          where,
+        );
+        count++;
+      }
+    }
+    assert(count >= 9, `${count} models`);
+  },
+});
+
+/** A random program: many names, every attribute kind, dims of every size. */
+function randomProgram(
+  random: Random,
+): MessageInitShape<typeof ProgramDescSchema> {
+  const below = (n: number) => random.nextInt(n);
+  const pick = <T>(items: readonly T[]): T => items[below(items.length)];
+  const names = Array.from(
+    { length: 1 + below(600) },
+    (_, i) => pick(["v", "x.out_", "tmp_", "é"]) + i.toString(36 - below(20)),
+  );
+  const dims = [
+    -2n,
+    -1n,
+    0n,
+    1n,
+    1021n,
+    1022n,
+    1023n,
+    1024n,
+    2n ** 32n - 1n,
+    2n ** 32n,
+    -(2n ** 32n),
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+  ];
+  const someNames = () => Array.from({ length: below(4) }, () => pick(names));
+  const attr = (name: string) => {
+    switch (below(8)) {
+      case 0:
+        return { name, type: AttrType.INT, i: below(2000) - 1000 };
+      case 1:
+        return {
+          name,
+          type: AttrType.FLOAT,
+          f: Math.fround(random.nextFloat() * 10 - 5),
+        };
+      case 2:
+        return { name, type: AttrType.STRING, s: pick(names) };
+      case 3:
+        return {
+          name,
+          type: AttrType.LONGS,
+          longs: Array.from({ length: below(5) }, () => pick(dims)),
+        };
+      case 4:
+        return { name, type: AttrType.BOOLEAN, b: below(2) === 1 };
+      case 5:
+        return { name, type: AttrType.STRINGS, strings: someNames() };
+      case 6:
+        return {
+          name,
+          type: AttrType.FLOAT64S,
+          float64s: [random.nextFloat(), -0],
+        };
+      default:
+        return { name, type: AttrType.LONG, l: pick(dims) };
+    }
+  };
+  const blocks = Array.from({ length: 1 + below(3) }, (_, idx) => ({
+    idx,
+    parentIdx: idx - 1,
+    vars: names.filter(() => below(3) === 0).map((name) => ({
+      name,
+      persistable: below(2) === 1,
+      type: {
+        type: VarType_Type.LOD_TENSOR,
+        lodTensor: {
+          tensor: {
+            dataType: pick([VarType_Type.FP32, VarType_Type.INT64]),
+            dims: Array.from({ length: below(4) }, () => pick(dims)),
+          },
+        },
+      },
+    })),
+    ops: Array.from({ length: below(200) }, () => ({
+      type: pick([
+        "elementwise_add",
+        "fill_constant",
+        "while",
+        "op_" + below(50),
+      ]),
+      inputs: [{ parameter: "X", arguments: someNames() }, {
+        parameter: "Y",
+        arguments: someNames(),
+      }],
+      outputs: [{ parameter: "Out", arguments: someNames() }],
+      attrs: Array.from(
+        { length: below(4) },
+        (_, k) => attr(`a${k}_${below(9)}`),
+      ),
+    })),
+  }));
+  return { blocks };
+}
+
+Deno.test("compactFromBinary decodes random programs as protobuf-es does", () => {
+  const random = new Random(23);
+  for (let trial = 0; trial < 60; trial++) {
+    const bytes = toBinary(
+      ProgramDescSchema,
+      create(ProgramDescSchema, randomProgram(random)),
+    );
+    assertEquals(
+      assertSameDecode(ProgramDescSchema, bytes),
+      "fast",
+      `trial ${trial}`,
+    );
+    assertEquals(
+      toBinary(ProgramDescSchema, compactFromBinary(ProgramDescSchema, bytes)),
+      bytes,
+      `trial ${trial}`,
+    );
+  }
+});
+
+Deno.test("compactFromBinary leaves every message to protobuf-es where code from strings is refused", async () => {
+  const module = new URL(
+    "../../../runtime/format/compact_from_binary.ts",
+    import.meta.url,
+  );
+  const schema = new URL(
+    "../../../gen/rill/v1/framework_pb.ts",
+    import.meta.url,
+  );
+  const script = `
+    import { compactFromBinary, tryCompactFromBinary } from "${module}";
+    import { ProgramDescSchema } from "${schema}";
+    const bytes = new Uint8Array([0x0a, 0x02, 0x10, 0x7f]);
+    console.log(tryCompactFromBinary(ProgramDescSchema, bytes) === undefined,
+      compactFromBinary(ProgramDescSchema, bytes).blocks[0].parentIdx);`;
+  const run = (flags: string[]) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["eval", ...flags, script],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+  const refused = await run([
+    "--v8-flags=--disallow-code-generation-from-strings",
+  ]);
+  assert(refused.success);
+  assertEquals(new TextDecoder().decode(refused.stdout).trim(), "true 127");
+  const allowed = await run([]);
+  assertEquals(new TextDecoder().decode(allowed.stdout).trim(), "false 127");
 });
