@@ -11,32 +11,8 @@
  * @module
  */
 import process from "node:process";
-import {
-  decodeProgram,
-  elementwiseAdd,
-  fillConstant,
-  Program,
-  validateProgram,
-} from "../mod.ts";
-
-/** A straight-line program of `n` float32 adds, as in program_bench.ts. */
-function longProgram(n: number): Uint8Array {
-  const program = new Program();
-  program.guard(() => {
-    let x = fillConstant({ shape: [1], value: 1 });
-    for (let i = 1; i < n; i++) x = elementwiseAdd(x, x);
-  });
-  return program.toBinary();
-}
-
-/** `n` `fill_constant` ops with three attributes each, as in program_bench.ts. */
-function attributeProgram(n: number): Uint8Array {
-  const program = new Program();
-  program.guard(() => {
-    for (let i = 0; i < n; i++) fillConstant({ shape: [2, 3], value: i });
-  });
-  return program.toBinary();
-}
+import { decodeProgram, validateProgram } from "../mod.ts";
+import { attributeProgram, longProgram } from "./_decode_programs.ts";
 
 const iterations = Number(Deno.args[0] ?? 100);
 const programs: [string, Uint8Array][] = [

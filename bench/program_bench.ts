@@ -7,7 +7,6 @@
  */
 import {
   decodeProgram,
-  elementwiseAdd,
   Executor,
   fillConstant,
   increment,
@@ -16,6 +15,7 @@ import {
   validateProgram,
   whileLoop,
 } from "../mod.ts";
+import { attributeProgram, longProgram } from "./_decode_programs.ts";
 
 const ITERATIONS = 100_000;
 
@@ -32,25 +32,6 @@ function counterLoop(): Program {
     });
   });
   return program;
-}
-
-/** A straight-line program of `n` float32 adds. */
-function longProgram(n: number): Uint8Array {
-  const program = new Program();
-  program.guard(() => {
-    let x = fillConstant({ shape: [1], value: 1 });
-    for (let i = 1; i < n; i++) x = elementwiseAdd(x, x);
-  });
-  return program.toBinary();
-}
-
-/** `n` `fill_constant` ops, each with three attributes (shape, dtype, value). */
-function attributeProgram(n: number): Uint8Array {
-  const program = new Program();
-  program.guard(() => {
-    for (let i = 0; i < n; i++) fillConstant({ shape: [2, 3], value: i });
-  });
-  return program.toBinary();
 }
 
 const loop = counterLoop();
