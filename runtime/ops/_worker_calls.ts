@@ -107,15 +107,19 @@ export interface PieceCall {
  * import { ProgramError } from "../core/errors.ts";
  * import { assertRejects } from "@std/assert";
  *
- * // Nothing listens on either port: both attempts fail, then the call
- * // (at once: this run re-dials no lost worker).
- * const ports = [0, 1].map(() => {
- *   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
- *   l.close();
- *   return `127.0.0.1:${l.addr.port}`;
- * });
+ * // Nothing listens on the port and no other worker is left to retry on:
+ * // the call fails with one line (at once: this run re-dials no lost
+ * // worker). With a second endpoint, a "warning:" line would name the
+ * // retry.
+ * const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+ * l.close();
  * const run = { cluster: { workerRedialMs: 0 } } as RunServices;
- * const call = { endpoints: ports, index: 0, program: "", retry: true };
+ * const call = {
+ *   endpoints: [`127.0.0.1:${l.addr.port}`],
+ *   index: 0,
+ *   program: "",
+ *   retry: true,
+ * };
  * await assertRejects(
  *   () => callPiece(run, call, Tensor.fromArray([1], "float32")),
  *   ProgramError,
