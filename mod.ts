@@ -62,6 +62,8 @@ export type {
   ScheduleGate,
   ScheduleShared,
 } from "./runtime/core/schedule_gate.ts";
+export type { ScheduleRecorder } from "./runtime/core/schedule_recorder.ts";
+export type { ScheduleReplayer } from "./runtime/core/schedule_replayer.ts";
 export type {
   ScheduleChannel,
   ScheduleEvent,

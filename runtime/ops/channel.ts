@@ -85,7 +85,7 @@ export function makeTensorChannel(
  */
 export function checkElementType(ch: TensorChannel, x: Tensor): void {
   // The tag's low byte is the dtype; a recorded run keeps the channel's
-  // index above it (runtime/core/schedule_gate.ts).
+  // index above it (runtime/core/schedule_channels.ts).
   const tag = ch instanceof SharedChannel ? channelTag(ch) & 0xff : 0;
   const dtype = ch instanceof SharedChannel
     ? (tag === 0 ? undefined : dtypeOfCode(tag - 1))

@@ -29,7 +29,9 @@ import type { PooledRunServices } from "../core/_pool_services.ts";
 import type { WorkerInit, WorkerModules, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
 import { RunTracer } from "../core/run_tracer.ts";
-import { ScheduleGate } from "../core/schedule_gate.ts";
+import type { ScheduleGate } from "../core/schedule_gate.ts";
+import { ScheduleRecorder } from "../core/schedule_recorder.ts";
+import { ScheduleReplayer } from "../core/schedule_replayer.ts";
 import { installTracer } from "./trace_hooks.ts";
 
 let running:
@@ -63,8 +65,8 @@ function start(init: WorkerInit): void {
   const schedule = gate = init.schedule === undefined
     ? undefined
     : init.schedule.record === undefined
-    ? ScheduleGate.recorder(init.self, init.workers, init.schedule.shared)
-    : ScheduleGate.replayer(
+    ? new ScheduleRecorder(init.self, init.workers, init.schedule.shared)
+    : new ScheduleReplayer(
       init.schedule.record,
       init.self,
       init.workers,
@@ -168,7 +170,7 @@ self.onmessage = (event: MessageEvent) => {
     return report({ type: "traced", probe: message.probe, events });
   }
   if (message.type === "record") {
-    const entries = gate?.entries() ?? [];
+    const entries = gate?.mode === "record" ? gate.entries() : [];
     return report({ type: "recorded", probe: message.probe, entries });
   }
   if (message.type === "probe") {

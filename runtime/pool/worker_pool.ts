@@ -269,7 +269,7 @@ export class WorkerPool implements PoolHandle {
 
   /**
    * The entries every other worker's schedule gate recorded (a recorded
-   * run, as it ends; `ScheduleGate.entries`). A worker may be in the middle
+   * run, as it ends; `ScheduleRecorder.entries`). A worker may be in the middle
    * of a long kernel: it has 30 s to answer (one that does not is left
    * out, and a replay of the record then stops at what it missed).
    *

@@ -27,7 +27,9 @@ import { MAX_WORKERS, planRun, type RunPlan } from "./run_plan.ts";
 import type { Value } from "../core/value.ts";
 import { RunTracer } from "../core/run_tracer.ts";
 import type { TraceEvent } from "../core/trace_event.ts";
-import { ScheduleGate } from "../core/schedule_gate.ts";
+import type { ScheduleGate } from "../core/schedule_gate.ts";
+import { ScheduleRecorder } from "../core/schedule_recorder.ts";
+import { ScheduleReplayer } from "../core/schedule_replayer.ts";
 import {
   scheduleFingerprint,
   type ScheduleRecord,
@@ -158,7 +160,7 @@ export interface ExecutorOptions {
    * bytes when the run ends, however it ends), or replays a record
    * (`replay`: the run follows it, with its seed, on any worker count, and
    * a run that cannot follow it fails with a ProgramError naming the first
-   * divergence). See runtime/core/schedule_gate.ts.
+   * divergence). See runtime/core/schedule_replayer.ts.
    *
    * @default {undefined}
    */
@@ -343,11 +345,11 @@ export class Executor {
       feeds: options.feeds,
     });
     const workers = plan.workers;
-    const gate = schedule === undefined
+    const gate: ScheduleGate | undefined = schedule === undefined
       ? undefined
       : "replay" in schedule
-      ? ScheduleGate.replayer(schedule.replay, 0, workers)
-      : ScheduleGate.recorder(0, workers);
+      ? new ScheduleReplayer(schedule.replay, 0, workers)
+      : new ScheduleRecorder(0, workers);
     const hooks = tracer &&
       (await import("../pool/trace_hooks.ts")).installTracer(tracer);
     const fetched: Record<string, Value> = {};
@@ -371,13 +373,14 @@ export class Executor {
     } catch (e) {
       if (e instanceof Deadlock) tracer?.deadlocked(e.message);
       // A replay that stalls with threads waiting for their turn diverged.
-      const diverged = e instanceof Deadlock && gate?.record !== undefined
+      const diverged = e instanceof Deadlock && gate?.mode === "replay"
         ? gate.stall()
         : undefined;
       throw diverged ?? e;
     } finally {
       if (
-        gate !== undefined && schedule !== undefined && "record" in schedule
+        gate?.mode === "record" && schedule !== undefined &&
+        "record" in schedule
       ) {
         schedule.record(gate.encode(await fingerprint!, seed));
       }

@@ -24,11 +24,7 @@ import {
   decodeSchedule,
   EVENT_WORDS,
   scheduleFingerprint,
-  SEND,
 } from "../../../runtime/core/schedule_file.ts";
-import { ScheduleGate } from "../../../runtime/core/schedule_gate.ts";
-import { Scheduler } from "../../../scheduler/scheduler.ts";
-import { Channel } from "../../../scheduler/channel.ts";
 
 // A goroutine sends two values (after `extra` more ops when asked); main
 // receives two and prints them.
@@ -145,31 +141,6 @@ for (const workers of [1, 2]) {
     );
   });
 }
-
-Deno.test("ScheduleGate keeps a pool's recording past 2^21 attempts", async () => {
-  // A recorder as a pool's main thread has it, fed one send more than the
-  // 2^21 attempts a pool's recording once had room for (in a fixed shared
-  // buffer): its entries grow, chunk by chunk, and the record keeps them.
-  const gate = ScheduleGate.recorder(0, 2);
-  const attempts = (1 << 21) + 1;
-  await new Scheduler({ seed: 1 }).run((main) => {
-    const ch = new Channel<unknown>(1);
-    gate.made(ch, main);
-    const site = gate.site(SEND, 0, 4);
-    const c = gate.indexOf(ch);
-    for (let i = 0; i < attempts; i++) {
-      gate.enter(c, main, site);
-      gate.leave(c);
-    }
-  });
-  const record = decodeSchedule(gate.encode(new Uint8Array(32), 1), "r");
-  const events = record.channels[0].events;
-  assertEquals(events.length, attempts * EVENT_WORDS);
-  assertEquals(
-    [...events.subarray(events.length - EVENT_WORDS)],
-    [0, SEND, 0, 4],
-  );
-});
 
 // A goroutine sends three values into a buffer; main takes one and ends,
 // whatever the goroutine still does (Go's rule).

@@ -1,0 +1,68 @@
+// ScheduleRecorder driven by hand: a pool's recording keeps every
+// attempt, however many; one worker's keeps a select's chosen case only.
+
+import { assertEquals } from "@std/assert";
+import { ScheduleRecorder } from "../../../runtime/core/schedule_recorder.ts";
+import {
+  CASE_BASE,
+  decodeSchedule,
+  EVENT_WORDS,
+  RECV,
+  SEND,
+} from "../../../runtime/core/schedule_file.ts";
+import { Scheduler } from "../../../scheduler/scheduler.ts";
+import { Channel } from "../../../scheduler/channel.ts";
+
+Deno.test("ScheduleRecorder keeps a pool's recording past 2^21 attempts", async () => {
+  // A recorder as a pool's main thread has it, fed one send more than the
+  // 2^21 attempts a pool's recording once had room for (in a fixed shared
+  // buffer): its entries grow, chunk by chunk, and the record keeps them.
+  const gate = new ScheduleRecorder(0, 2);
+  const attempts = (1 << 21) + 1;
+  await new Scheduler({ seed: 1 }).run((main) => {
+    const ch = new Channel<unknown>(1);
+    gate.made(ch, main);
+    const site = gate.site(SEND, 0, 4);
+    const c = gate.indexOf(ch);
+    for (let i = 0; i < attempts; i++) {
+      gate.enter(c, main, site);
+      gate.leave(c);
+    }
+  });
+  const record = decodeSchedule(gate.encode(new Uint8Array(32), 1), "r");
+  const events = record.channels[0].events;
+  assertEquals(events.length, attempts * EVENT_WORDS);
+  assertEquals(
+    [...events.subarray(events.length - EVENT_WORDS)],
+    [0, SEND, 0, 4],
+  );
+});
+
+for (const workers of [1, 2]) {
+  Deno.test(`ScheduleRecorder keeps only a select's chosen case (${workers} worker${workers > 1 ? "s" : ""})`, async () => {
+    const gate = new ScheduleRecorder(0, workers);
+    await new Scheduler({ seed: 1 }).run((main) => {
+      const a = new Channel<unknown>(1);
+      const b = new Channel<unknown>(1);
+      gate.made(a, main);
+      gate.made(b, main);
+      const channels = [gate.indexOf(a), gate.indexOf(b)];
+      const cases = [
+        gate.site(CASE_BASE, 0, 6),
+        gate.site(CASE_BASE + 1, 0, 6),
+      ];
+      const recv = gate.site(RECV, 0, 8);
+      assertEquals(gate.enterSelect(channels, main, cases), -2);
+      gate.leaveSelect(channels, -2);
+      gate.chose(main, 1);
+      gate.enter(channels[0], main, recv);
+      gate.leave(channels[0]);
+    });
+    const record = decodeSchedule(gate.encode(new Uint8Array(32), 1), "r");
+    assertEquals(record.channels.map((c) => [...c.events]), [
+      [0, RECV, 0, 8],
+      [0, CASE_BASE + 1, 0, 6],
+    ]);
+    assertEquals(record.choices, [[1]]);
+  });
+}
