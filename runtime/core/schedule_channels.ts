@@ -58,7 +58,26 @@ export class ScheduleChannels {
   indexOf(ch: Channel<unknown> | SharedChannel<unknown>): number {
     const local = this.#local.get(ch as Channel<unknown>);
     if (local !== undefined) return local;
-    if (ch instanceof SharedChannel) return (channelTag(ch) >>> TAG_SHIFT) - 1;
+    if (ch instanceof SharedChannel) return indexOfTag(channelTag(ch));
     return -1;
   }
+}
+
+/**
+ * The index a shared channel's tag carries, or -1 for none.
+ *
+ * @param tag The channel's tag.
+ * @returns Its index.
+ *
+ * @example Usage
+ * ```ts
+ * import { indexOfTag } from "./schedule_channels.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * assertEquals(indexOfTag(0x0305), 2); // index 2 above dtype byte 5
+ * assertEquals(indexOfTag(0x05), -1);
+ * ```
+ */
+export function indexOfTag(tag: number): number {
+  return (tag >>> TAG_SHIFT) - 1;
 }

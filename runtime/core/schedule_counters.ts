@@ -32,24 +32,22 @@ export const HEADER = 260;
 // the bells parked for its cursor on every worker (so a cursor move that
 // nobody waits for posts no turn message).
 /** Words per channel. */
-export const CHANNEL_WORDS = 7;
+export const CHANNEL_WORDS = 6;
 /** A channel's next sequence number (recording) or cursor (replay). */
 export const SEQ = 0;
-/** A channel's order lock (recording on a pool). */
-export const LOCK = 1;
 /** The record index + 1 of the last thread that waited for its turn. */
-export const W_THREAD = 2;
+export const W_THREAD = 1;
 /** That thread's attempt kind. */
-export const W_KIND = 3;
+export const W_KIND = 2;
 /** That thread's block. */
-export const W_BLOCK = 4;
+export const W_BLOCK = 3;
 /** That thread's op. */
-export const W_OP = 5;
+export const W_OP = 4;
 /** The bells parked for this channel's cursor, on every worker. */
-export const BELLS = 6;
+export const BELLS = 5;
 
 /**
- * A pool's recording has room for at most 2^18 channels (7 MiB of shared
+ * A pool's recording has room for at most 2^18 channels (6 MiB of shared
  * counters; V8 counts a shared buffer's whole size as external memory,
  * and larger ones make it collect garbage more often in every run that
  * records). A replay's counters have one slot per recorded channel.

@@ -17,19 +17,24 @@
 //
 // On one worker, a channel's attempts come in the order it takes them:
 // one log of every attempt (record_log.ts), encoded as it is. On a pool,
-// each worker notes its own entries (record_entries.ts), with a sequence
-// number per channel from the shared counters; attempts on one channel
-// are put in order by a spin lock per channel, held from before the
-// attempt's sequence number is taken until the attempt returns, so the
-// numbers follow the order in which the channel's own lock (or its
-// lock-free path) took them. The main thread gathers every worker's
-// entries as the run ends and builds the record (record_building.ts).
+// each worker notes its own entries (record_entries.ts), each attempt
+// with the next sequence number of its channel, taken where the channel
+// orders its attempts: inside the shared channel's own critical section,
+// under the heap's lock (scheduler/shared/pool_member.ts's attemptHook,
+// `attempted` here), so a recording costs no lock of its own. While the
+// hook is set, shared channel operations skip their lock-free paths,
+// whose order among a channel's attempts no lock would fix. The main
+// thread gathers every worker's entries as the run ends and builds the
+// record (record_building.ts).
 //
 // Invariants:
 //   A channel's index is given once, by its creator, before the channel
 //   is shared (schedule_channels.ts).
-//   On a pool, a channel's sequence word moves only under its order lock;
-//   a select takes its channels' locks in ascending order, each once.
+//   On a pool, an attempt's sequence number is taken with the heap's lock
+//   held and the channel frozen, between `enter` and `leave` (or
+//   `enterSelect` and `leaveSelect`) of the one attempt under way on this
+//   worker; an attempt that never reached the lock (it failed before)
+//   takes the next number at `leave`.
 
 import type { Channel } from "../../scheduler/channel.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
@@ -38,12 +43,11 @@ import { ProgramError } from "./errors.ts";
 import { buildRecord } from "./record_building.ts";
 import { ATTEMPT, CHOICE, MADE, RecordEntries } from "./record_entries.ts";
 import { RecordLog } from "./record_log.ts";
-import { ScheduleChannels } from "./schedule_channels.ts";
+import { indexOfTag, ScheduleChannels } from "./schedule_channels.ts";
 import {
   CHANNEL_WORDS,
   grownCounters,
   HEADER,
-  LOCK,
   MAX_CHANNELS,
   NEXT_CHANNEL,
   scheduleCounters,
@@ -104,6 +108,18 @@ export class ScheduleRecorder {
   // at once reports its choice before any other thread runs.
   #lastThread: GreenThread | undefined = undefined;
   #lastMarks: ThreadMarks | undefined = undefined;
+  // On a pool, the attempt between `enter` and `leave`: its channel, its
+  // sequence number once the channel's lock gave it one (-1 before), its
+  // thread's lineage key and its site (a select's first case's).
+  #pending = -1;
+  #pendingSeq = -1;
+  #pendingKey = 0;
+  #pendingSite = 0;
+  // On a pool, the select between `enterSelect` and `leaveSelect`: its
+  // cases' channels, each case's sequence number (-1 before), its ordinal.
+  #selectChannels: readonly number[] | undefined = undefined;
+  readonly #selectSeqs: number[] = [];
+  #selectOrdinal = 0;
   /** Unused: a recording never waits for a turn (a pool sets it). */
   spinner: { until(ready: () => boolean): boolean } | undefined = undefined;
   /** Unused: a recording never wakes other workers (a pool sets it). */
@@ -209,8 +225,8 @@ export class ScheduleRecorder {
   }
 
   /**
-   * Before a plain channel op's attempt: records it (taking the channel's
-   * order lock on a pool).
+   * Before a plain channel op's attempt: on one worker, records it; on a
+   * pool, notes it for `attempted` and `leave`.
    *
    * @param c The channel's index (not -1).
    * @param thread The thread.
@@ -221,33 +237,41 @@ export class ScheduleRecorder {
       this.#log.add(c, thread.lineageKey, site);
       return;
     }
+    this.#pending = c;
+    this.#pendingKey = thread.lineageKey >>> 0;
+    this.#pendingSite = site;
+  }
+
+  /**
+   * After the attempt `enter` noted, on a pool: records it with the
+   * sequence number its channel gave it (`attempted`), or, when it never
+   * reached a shared channel's lock, the next one.
+   *
+   * @param c The channel's index.
+   */
+  leave(c: number): void {
+    if (!this.#pooled) return;
+    const seq = this.#pendingSeq >= 0 ? this.#pendingSeq : this.#nextSeq(c);
+    const site = this.#pendingSite;
     const sites = this.#sites;
-    this.#lock(c);
-    const seq = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ]++;
     this.#entries.append(
       ATTEMPT,
       c,
       seq,
-      thread.lineageKey >>> 0,
+      this.#pendingKey,
       sites.block(site),
       sites.op(site),
       sites.kind(site),
       -1,
     );
+    this.#pending = -1;
+    this.#pendingSeq = -1;
   }
 
   /**
-   * After the attempt `enter` recorded: releases the order lock.
-   *
-   * @param c The channel's index.
-   */
-  leave(c: number): void {
-    if (this.#pooled) this.#unlock(c);
-  }
-
-  /**
-   * Before a select's attempt: notes the attempt on every case's channel
-   * (`leaveSelect` releases them).
+   * Before a select's attempt: on one worker, records the attempt on
+   * every case's channel (the case it takes is kept); on a pool, notes it
+   * for `attempted` and `leaveSelect`.
    *
    * @param channels Each case's channel index (-1: nil, default, timer).
    * @param thread The thread.
@@ -273,36 +297,67 @@ export class ScheduleRecorder {
       this.#lastMarks = marks;
       return -2;
     }
-    const block = this.#sites.block(sites[0]);
-    const op = this.#sites.op(sites[0]);
-    this.#lockAll(channels);
-    for (let i = 0; i < channels.length; i++) {
-      const c = channels[i];
-      if (c < 0) continue;
-      const seq = this.#counters[HEADER + c * CHANNEL_WORDS + SEQ]++;
-      this.#entries.append(
-        ATTEMPT,
-        c,
-        seq,
-        key,
-        block,
-        op,
-        CASE_BASE + i,
-        ordinal,
-      );
-    }
+    this.#selectChannels = channels;
+    this.#selectSeqs.length = channels.length;
+    this.#selectSeqs.fill(-1);
+    this.#pendingKey = key;
+    this.#pendingSite = sites[0];
+    this.#selectOrdinal = ordinal;
     return -2;
   }
 
   /**
-   * After a select's attempt: releases the order locks.
+   * After a select's attempt, on a pool: records its attempt on every
+   * case's channel, each with the sequence number that channel gave it.
    *
    * @param channels As given to `enterSelect`.
    * @param _forced What `enterSelect` returned.
    */
   leaveSelect(channels: readonly number[], _forced: number): void {
-    if (this.#pooled) this.#unlockAll(channels);
+    if (!this.#pooled) return;
+    const seqs = this.#selectSeqs;
+    const block = this.#sites.block(this.#pendingSite);
+    const op = this.#sites.op(this.#pendingSite);
+    for (let i = 0; i < channels.length; i++) {
+      const c = channels[i];
+      if (c < 0) continue;
+      const seq = seqs[i] >= 0 ? seqs[i] : this.#nextSeq(c);
+      this.#entries.append(
+        ATTEMPT,
+        c,
+        seq,
+        this.#pendingKey,
+        block,
+        op,
+        CASE_BASE + i,
+        this.#selectOrdinal,
+      );
+    }
+    this.#selectChannels = undefined;
   }
+
+  /**
+   * On a pool, the hook every shared channel's attempt calls with the
+   * heap's lock held (scheduler/shared/pool_member.ts's attemptHook):
+   * gives the attempt `enter` or `enterSelect` noted on that channel its
+   * sequence number, in the order the lock takes them. Other channel
+   * operations (of the runtime's own) pass.
+   *
+   * @param tag The channel's tag.
+   */
+  readonly attempted = (tag: number): void => {
+    const c = indexOfTag(tag);
+    if (c < 0) return;
+    const channels = this.#selectChannels;
+    if (channels !== undefined) {
+      const seqs = this.#selectSeqs;
+      for (let i = 0; i < channels.length; i++) {
+        if (channels[i] === c && seqs[i] < 0) seqs[i] = this.#nextSeq(c);
+      }
+    } else if (c === this.#pending && this.#pendingSeq < 0) {
+      this.#pendingSeq = this.#nextSeq(c);
+    }
+  };
 
   /**
    * Records the case a thread's latest select took (-2: it panicked).
@@ -375,30 +430,10 @@ export class ScheduleRecorder {
     return bytes;
   }
 
-  // Locks each channel of a select's cases once, in ascending order, so
-  // that two selects on the same channels never wait for each other.
-  #lockAll(channels: readonly number[]): void {
-    for (let c = nextAbove(channels, -1); c >= 0; c = nextAbove(channels, c)) {
-      this.#lock(c);
-    }
-  }
-
-  #unlockAll(channels: readonly number[]): void {
-    for (let c = nextAbove(channels, -1); c >= 0; c = nextAbove(channels, c)) {
-      this.#unlock(c);
-    }
-  }
-
-  #lock(c: number): void {
-    const at = HEADER + c * CHANNEL_WORDS + LOCK;
-    while (Atomics.compareExchange(this.#counters, at, 0, 1) !== 0) {
-      // Another worker's attempt on this channel is under way: it holds
-      // the lock only while its attempt runs, which never waits.
-    }
-  }
-
-  #unlock(c: number): void {
-    Atomics.store(this.#counters, HEADER + c * CHANNEL_WORDS + LOCK, 0);
+  // Channel c's next sequence number: atomic, as an attempt that never
+  // reached the lock takes one outside it.
+  #nextSeq(c: number): number {
+    return Atomics.add(this.#counters, HEADER + c * CHANNEL_WORDS + SEQ, 1);
   }
 
   #marks_(thread: GreenThread): ThreadMarks {
@@ -416,15 +451,4 @@ export class ScheduleRecorder {
     }
     return m;
   }
-}
-
-// The least channel index in `channels` above `c`, or -1: walking up from
-// -1 visits each channel once, in lock order, without allocating.
-function nextAbove(channels: readonly number[], c: number): number {
-  let next = -1;
-  for (let i = 0; i < channels.length; i++) {
-    const d = channels[i];
-    if (d > c && (next < 0 || d < next)) next = d;
-  }
-  return next;
 }

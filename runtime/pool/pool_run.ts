@@ -236,12 +236,15 @@ export class PoolRun implements PoolServices {
   /**
    * Lets a recorded or replayed run's gate wake other workers' threads
    * that wait for their turn: a turn message to each, counted as activity
-   * until it is handled, so the run never looks deadlocked meanwhile.
+   * until it is handled, so the run never looks deadlocked meanwhile. A
+   * recording's gate also learns, under the heap's lock, the order of
+   * every attempt on a shared channel (PoolMember.attemptHook).
    *
    * @param gate This worker's gate.
    */
   wakeTurnsWith(gate: ScheduleGate): void {
     const m = this.member;
+    if (gate.mode === "record") m.attemptHook = gate.attempted;
     gate.spinner = new Spinner(m.heap.i32);
     gate.wakeWorkers = (workers) => {
       m.lock();

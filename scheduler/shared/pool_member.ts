@@ -116,6 +116,15 @@ export class PoolMember implements SharedActivity {
   readonly #idleSpinner: Spinner;
   /** Waiter records this worker owns and may reuse (see _records.ts). */
   readonly spares: number[] = [];
+  /**
+   * Set while a run records the order of its channel operations (by the
+   * runtime; runtime/core/schedule_recorder.ts): every send, receive,
+   * close and select on a shared channel calls it with the channel's tag,
+   * holding the lock with the channel frozen, so that the lock orders the
+   * attempts it notes. While it is set, those operations skip the
+   * lock-free paths (the ring's, the rendezvous slot's).
+   */
+  attemptHook: ((tag: number) => void) | undefined = undefined;
   readonly #run: RunState;
   readonly #ring: WakeRing;
   #onQuiet: () => void = noop;

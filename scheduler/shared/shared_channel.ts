@@ -47,7 +47,15 @@ import {
   receiveBySlot,
   thawSlot,
 } from "./_rendezvous.ts";
-import { C_CAP, C_CLOSED, C_SLOT, C_ZERO, RECV, SEND } from "./_records.ts";
+import {
+  C_CAP,
+  C_CLOSED,
+  C_SLOT,
+  C_TAG,
+  C_ZERO,
+  RECV,
+  SEND,
+} from "./_records.ts";
 import {
   canPushHint,
   canTakeHint,
@@ -220,11 +228,15 @@ export class SharedChannel<T> {
     const m = this.#member;
     encodeValue(m, this.#codec, value, m.scratch, false);
     // Nobody waits on the ring and it has room, or a receiver waits in the
-    // rendezvous slot: no lock.
-    if (this.#buffered ? this.#pushNow(true) : this.#handOffNow()) return;
+    // rendezvous slot: no lock (unless a recording orders attempts).
+    if (
+      m.attemptHook === undefined &&
+      (this.#buffered ? this.#pushNow(true) : this.#handOffNow())
+    ) return;
     // Else the ladder, under the lock; then, if it must, wait.
     m.lock();
     this.#freeze();
+    this.#noteAttempt();
     const status = offerFrozen(this, m.scratch);
     if (status === MUST_WAIT) {
       return waitOn(
@@ -271,7 +283,11 @@ export class SharedChannel<T> {
   recv(options?: SharedOpOptions): T | Promise<T> {
     const m = this.#member;
     // Nobody waits on the ring and it has a value: no lock. Else the
-    // ladder, under the lock, and maybe a wait.
+    // ladder, under the lock, and maybe a wait. A recording orders
+    // attempts by the lock: it takes the ladder.
+    if (m.attemptHook !== undefined) {
+      return this.#recvLocked(options, false) as T | Promise<T>;
+    }
     if (this.#buffered && this.#takeNow()) {
       return takeValue(m, this.#codec, m.scratch);
     }
@@ -291,6 +307,11 @@ export class SharedChannel<T> {
    */
   recvOk(options?: SharedOpOptions): RecvResult<T> | Promise<RecvResult<T>> {
     const m = this.#member;
+    if (m.attemptHook !== undefined) {
+      return this.#recvLocked(options, true) as
+        | RecvResult<T>
+        | Promise<RecvResult<T>>;
+    }
     if (this.#buffered && this.#takeNow()) {
       return { value: takeValue(m, this.#codec, m.scratch), ok: true };
     }
@@ -313,6 +334,7 @@ export class SharedChannel<T> {
     const m = this.#member;
     m.lock();
     this.#freeze();
+    this.#noteAttempt();
     const closed = closeFrozen(this);
     this.#thaw(); // closed: SLOW on the tail from now on, senders panic
     m.unlock();
@@ -335,6 +357,13 @@ export class SharedChannel<T> {
   #thaw(): void {
     if (this.#buffered) thaw(this.#member.heap, this.#c);
     else thawSlot(this.#member.heap, this.#c);
+  }
+
+  // Tells a recording this attempt's place among the channel's (lock
+  // held, frozen): the lock orders them.
+  #noteAttempt(): void {
+    const hook = this.#member.attemptHook;
+    if (hook !== undefined) hook(this.#member.heap.i32[this.#c + C_TAG]);
   }
 
   // The value a closed, drained channel yields, decoded afresh.
@@ -406,6 +435,7 @@ export class SharedChannel<T> {
     const m = this.#member;
     m.lock();
     this.#freeze();
+    this.#noteAttempt();
     const status = pollFrozen(this, m.scratch);
     if (status === MUST_WAIT) {
       return waitOn(this, RECV, options?.thread, withOk, options?.resumer);

@@ -35,6 +35,7 @@ import { pollFirst } from "./_parking.ts";
 import {
   C_RECVQ,
   C_SENDQ,
+  C_TAG,
   CLOSED,
   DONE,
   dropWaiter,
@@ -135,6 +136,14 @@ export function selectShared(
   const n = cases.length;
   member.lock();
   const frozen = freezeAll(cases);
+  // A recording notes the select's attempt on each channel, in the lock's
+  // order (pool_member.ts's attemptHook).
+  const hook = member.attemptHook;
+  if (hook !== undefined) {
+    for (const ch of frozen) {
+      hook(member.heap.i32[(channelRecord(ch) >> 2) + C_TAG]);
+    }
+  }
   // Pass 1: count the ready cases and find the default.
   let ready = 0;
   let defaultIndex = -1;

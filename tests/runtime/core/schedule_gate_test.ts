@@ -16,6 +16,7 @@ import {
   print,
   Program,
   recv,
+  select,
   send,
 } from "../../../mod.ts";
 import { ProgramError } from "../../../runtime/core/errors.ts";
@@ -197,4 +198,61 @@ Deno.test("Executor records the same run the same way twice in one process", asy
     6000,
     6000,
   ]);
+});
+
+// Three senders share a buffered channel, two receivers take from it and
+// pass each value on, tagged, through a channel of their own; main
+// selects between those and prints: the lines depend on which receiver
+// took which value and on every select's choice.
+function sharedBuffer(): Program {
+  const p = new Program();
+  p.guard(() => {
+    const work = makeChannel({ dtype: "int32", capacity: 2 });
+    const outs = [
+      makeChannel({ dtype: "int32" }),
+      makeChannel({ dtype: "int32" }),
+    ];
+    for (const base of [100, 200, 300]) {
+      go(() =>
+        forRange(20, () =>
+          send(
+            work,
+            fillConstant({ shape: [1], dtype: "int32", value: base }),
+          ))
+      );
+    }
+    for (const out of outs) {
+      go(() => forRange(30, () => send(out, recv(work))));
+    }
+    forRange(60, () => {
+      select((s) => {
+        s.recv(outs[0], (v) => print(v, { message: "r0" }));
+        s.recv(outs[1], (v) => print(v, { message: "r1" }));
+      });
+    });
+  });
+  return p;
+}
+
+Deno.test("Executor replays a 2-worker recording of a shared buffer on 1 and 2 workers", async () => {
+  const p = sharedBuffer();
+  const recorded: string[] = [];
+  let bytes: Uint8Array = new Uint8Array();
+  await new Executor({
+    workers: 2,
+    seed: 5,
+    print: (l) => recorded.push(l),
+    schedule: { record: (b) => bytes = b },
+  }).run(p.desc);
+  assertEquals(recorded.length, 60);
+  const rec = decodeSchedule(bytes, "r");
+  for (const workers of [1, 2, 1, 2]) {
+    const lines: string[] = [];
+    await new Executor({
+      workers,
+      print: (l) => lines.push(l),
+      schedule: { replay: rec, file: "r" },
+    }).run(p.desc);
+    assertEquals(lines, recorded, `${workers} worker(s)`);
+  }
 });

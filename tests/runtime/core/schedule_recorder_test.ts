@@ -66,3 +66,27 @@ for (const workers of [1, 2]) {
     assertEquals(record.choices, [[1]]);
   });
 }
+
+Deno.test("ScheduleRecorder orders a pool's attempts as the channel's lock took them", async () => {
+  // Two workers' recorders over one set of counters: worker 1's attempt
+  // enters later but reaches the channel's lock (`attempted`) first.
+  const main = new ScheduleRecorder(0, 2);
+  const other = new ScheduleRecorder(1, 2, main.shared);
+  await new Scheduler({ seed: 1 }).run((thread) => {
+    const child = thread.scheduler.go(() => {});
+    const ch = new Channel<unknown>(1);
+    main.made(ch, thread);
+    const c = main.indexOf(ch);
+    const tag = (c + 1) << 8; // as a shared channel's tag carries it
+    main.enter(c, thread, main.site(SEND, 0, 3));
+    other.enter(c, child, other.site(RECV, 1, 2));
+    other.attempted(tag);
+    main.attempted(tag);
+    main.attempted(tag); // a second lock taken by the same attempt: no new number
+    other.leave(c);
+    main.leave(c);
+  });
+  main.adopt(other.entries());
+  const record = decodeSchedule(main.encode(new Uint8Array(32), 1), "r");
+  assertEquals([...record.channels[0].events], [1, RECV, 1, 2, 0, SEND, 0, 3]);
+});

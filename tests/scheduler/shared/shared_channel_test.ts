@@ -18,6 +18,7 @@ import {
   channelRecord,
   channelTag,
   createSharedChannel,
+  setChannelTag,
 } from "../../../scheduler/shared/_channel_handle.ts";
 
 // ---------------------------------------------------------------------------
@@ -389,3 +390,27 @@ async function pingPong(
     (_, thread) => main(ping, pong, thread),
   );
 }
+
+// ---------------------------------------------------------------------------
+// A recording's hook (PoolMember.attemptHook)
+
+Deno.test("SharedChannel operations call the attempt hook with the channel's tag, without the lock-free paths", async () => {
+  await soloRun(async ({ member, scheduler }, main) => {
+    const buffered = createSharedChannel(member, 2, numberCodec, 0);
+    const unbuffered = createSharedChannel(member, 0, numberCodec, 0);
+    setChannelTag(buffered, 0x100);
+    setChannelTag(unbuffered, 0x200);
+    const tags: number[] = [];
+    member.attemptHook = (tag) => void tags.push(tag);
+    // Room in the ring: without the hook, neither would take the lock.
+    assertEquals(buffered.send(1, { thread: main }), undefined);
+    assertEquals(buffered.recv({ thread: main }), 1);
+    const receiver = scheduler.go((t) => unbuffered.recvOk({ thread: t }));
+    await untilBlocked(receiver);
+    assertEquals(unbuffered.send(2, { thread: main }), undefined);
+    await receiver.done;
+    buffered.close();
+    assertEquals(tags, [0x100, 0x100, 0x200, 0x200, 0x100]);
+    member.attemptHook = undefined;
+  });
+});

@@ -12,6 +12,7 @@ import {
   channelMember,
   channelRecord,
   createSharedChannel,
+  setChannelTag,
 } from "../../../scheduler/shared/_channel_handle.ts";
 
 // Whether any waiter is queued on `ch` (read without the lock: the test's
@@ -310,4 +311,27 @@ Deno.test("selectShared() sends to a receiver waiting in an unbuffered channel's
     },
     15_000,
   );
+});
+
+// ---------------------------------------------------------------------------
+// A recording's hook (PoolMember.attemptHook)
+
+Deno.test("selectShared() calls the attempt hook once per channel of its cases", async () => {
+  await soloRun(({ member }, main) => {
+    const a = createSharedChannel(member, 1, numberCodec, 0);
+    const b = createSharedChannel(member, 1, numberCodec, 0);
+    setChannelTag(a, 0x100);
+    setChannelTag(b, 0x200);
+    b.trySend(5);
+    const tags: number[] = [];
+    member.attemptHook = (tag) => void tags.push(tag);
+    // a twice (two cases, one channel), b once, a nil case: not at all.
+    const cases = [{ recv: a }, { recv: b }, { send: a, value: 1 }, {
+      recv: null,
+    }];
+    const r = atOnce(selectShared(member, cases, new Random(1), main));
+    member.attemptHook = undefined;
+    assert(r.index === 1 || r.index === 2);
+    assertEquals(tags.sort(), [0x100, 0x200]);
+  });
 });
