@@ -138,8 +138,8 @@ export function stallError(
   }
   for (let c = 0; c < record.channels.length; c++) {
     const w = HEADER + c * CHANNEL_WORDS;
-    const t = Atomics.load(counters, w + W_THREAD) - 1;
-    if (t < -1) continue; // nobody waited here
+    const t = Atomics.load(counters, w + W_THREAD) - 2;
+    if (t < -1) continue; // nobody waits here
     const actual = describeAttempt({
       thread: t,
       kind: counters[w + W_KIND],

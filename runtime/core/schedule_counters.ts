@@ -35,7 +35,11 @@ export const HEADER = 260;
 export const CHANNEL_WORDS = 6;
 /** A channel's next sequence number (recording) or cursor (replay). */
 export const SEQ = 0;
-/** The record index + 1 of the last thread that waited for its turn. */
+/**
+ * The thread waiting for its turn here, as its record index + 2: 0 when
+ * nobody waits, 1 for a thread not in the record (index -1), which waits
+ * for a turn that never comes. Only the thread that set it clears it.
+ */
 export const W_THREAD = 1;
 /** That thread's attempt kind. */
 export const W_KIND = 2;

@@ -336,7 +336,10 @@ export class ScheduleReplayer {
       if (
         events[at + 1] === kind && events[at + 2] === block &&
         events[at + 3] === op
-      ) return; // this attempt's turn
+      ) { // this attempt's turn
+        if (counters[w + W_THREAD] !== 0) this.#unmark(w, t);
+        return;
+      }
       return this.#check(
         eventAt(events, at / EVENT_WORDS)!,
         c,
@@ -381,7 +384,7 @@ export class ScheduleReplayer {
         op,
       );
     }
-    Atomics.store(counters, w + W_THREAD, t + 1);
+    Atomics.store(counters, w + W_THREAD, t + 2);
     counters[w + W_KIND] = kind;
     counters[w + W_BLOCK] = block;
     counters[w + W_OP] = op;
@@ -398,7 +401,7 @@ export class ScheduleReplayer {
     op: number,
   ): void {
     if (next.kind === kind && next.block === block && next.op === op) {
-      Atomics.store(this.#counters, HEADER + c * CHANNEL_WORDS + W_THREAD, 0);
+      this.#unmark(HEADER + c * CHANNEL_WORDS, t);
       return;
     }
     const actual = describeAttempt({ thread: t, kind, block, op });
@@ -407,6 +410,12 @@ export class ScheduleReplayer {
         describeAttempt(next)
       }, actual ${actual}`,
     );
+  }
+
+  // A thread whose wait ended clears its mark, unless another thread's
+  // wait on the channel has replaced it since.
+  #unmark(w: number, t: number): void {
+    Atomics.compareExchange(this.#counters, w + W_THREAD, t + 2, 0);
   }
 
   #marks_(thread: GreenThread): ThreadMarks {

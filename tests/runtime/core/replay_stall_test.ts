@@ -72,12 +72,26 @@ Deno.test("stallError() names the first attempt that never came once drained", (
 Deno.test("stallError() names a waiting thread's divergence", () => {
   const counters = scheduleCounters(64, false);
   const w = HEADER; // channel 0
-  counters[w + W_THREAD] = 1 + 1; // thread 1 waits
+  counters[w + W_THREAD] = 1 + 2; // thread 1 waits
   counters[w + W_KIND] = RECV;
   counters[w + W_BLOCK] = 1;
   counters[w + W_OP] = 6;
   assertEquals(
     stallError(record, counters, false)?.message,
     "--replay: diverged on channel 0: expected send by the main thread at block 0 op 2, actual recv by thread 1 at block 1 op 6 (waiting)",
+  );
+});
+
+Deno.test("stallError() passes over channels nobody waits on", () => {
+  const counters = scheduleCounters(64, false);
+  assertEquals(stallError(record, counters, false), undefined);
+  const w = HEADER + CHANNEL_WORDS; // channel 1
+  counters[w + W_THREAD] = -1 + 2; // a thread not in the record waits
+  counters[w + W_KIND] = SEND;
+  counters[w + W_BLOCK] = 2;
+  counters[w + W_OP] = 3;
+  assertEquals(
+    stallError(record, counters, false)?.message,
+    "--replay: diverged on channel 1: expected close by thread 1 at block 1 op 4, actual send by a thread not in the record at block 2 op 3 (waiting)",
   );
 });

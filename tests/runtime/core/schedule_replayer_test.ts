@@ -54,6 +54,10 @@ Deno.test("ScheduleReplayer holds an attempt until its turn", async () => {
     // Main's receive is second: it waits.
     const wait = assertThrows(() => gate.enter(c, main, recv));
     assertInstanceOf(wait, TurnWait);
+    assertEquals(
+      gate.stall()?.message,
+      "--replay: diverged on channel 0: expected send by thread 1 at block 1 op 2, actual recv by the main thread at block 0 op 3 (waiting)",
+    );
     // The child's send is first: through, then the cursor moves.
     gate.enter(c, childThread, send);
     order.push("send");
@@ -62,6 +66,8 @@ Deno.test("ScheduleReplayer holds an attempt until its turn", async () => {
     gate.enter(c, main, recv);
     order.push("recv");
     gate.leave(c);
+    // Main's wait is over: a stall now names no waiting thread.
+    assertEquals(gate.stall(), undefined);
   });
   assertEquals(order, ["send", "recv"]);
 });
