@@ -151,13 +151,11 @@ export class PreparedProgram {
   // runs a sub-block, and not inline (a goroutine captures the scope as its
   // parent), or runs one inline that may leave its own scope so.
   #keepsScope(op: PreparedOp): boolean {
-    const attrs = readAttrs(op.def.attrs, op.desc.attrs) as Record<
-      string,
-      unknown
-    >;
-    for (const [name, spec] of Object.entries(op.def.attrs)) {
-      if (spec.kind !== "block" && spec.kind !== "blocks") continue;
-      if (op.def.inlineBlocks !== true) return true;
+    const names = blockAttrsOf(op.def);
+    if (names.length === 0) return false;
+    if (op.def.inlineBlocks !== true) return true;
+    const attrs = readAttrs(op.def.attrs, op.desc.attrs);
+    for (const name of names) {
       const value = attrs[name] as number | number[];
       for (const sub of typeof value === "number" ? [value] : value) {
         if (this.block(sub).keepsScope) return true;
@@ -235,4 +233,19 @@ export class PreparedProgram {
       inputs,
     };
   }
+}
+
+const BLOCK_ATTRS = new WeakMap<OpDef, readonly string[]>();
+
+// The names of an op type's BLOCK and BLOCKS attributes, listed once per
+// definition: preparing looks at every op of a long program.
+function blockAttrsOf(def: OpDef): readonly string[] {
+  let names = BLOCK_ATTRS.get(def);
+  if (names === undefined) {
+    names = Object.entries(def.attrs)
+      .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
+      .map(([name]) => name);
+    BLOCK_ATTRS.set(def, names);
+  }
+  return names;
 }
