@@ -1,7 +1,9 @@
 /**
- * The programs `program_channel_bench.ts` and `program_channel_rounds.ts`
- * run: a buffered producer and consumer, and an unbuffered ping-pong, each
- * with a baseline that keeps the loops and drops the channel ops.
+ * The channel programs the benches run (`program_channel_bench.ts`,
+ * `program_channel_rounds.ts`, and the ping-pong of `trace_bench.ts` and
+ * `trace_off_compare.ts`): a buffered producer and consumer, and an
+ * unbuffered ping-pong, each with a baseline that keeps the loops and drops
+ * the channel ops.
  *
  * @module
  */
