@@ -13,62 +13,18 @@
  *
  * @module
  */
-import {
-  Executor,
-  fillConstant,
-  go,
-  makeChannel,
-  Program,
-  recv,
-  send,
-} from "../mod.ts";
-import { loop } from "./_int64_loop.ts";
+import { Executor } from "../mod.ts";
+import { bufferedProgram, pingPongProgram } from "./_channel_programs.ts";
 
 const N = 100_000;
 const ROUND_TRIPS = 50_000;
 
-function buffered(withChannel: boolean): Program {
-  const program = new Program();
-  program.guard(() => {
-    const ch = makeChannel({ capacity: 100, dtype: "int64" });
-    const done = makeChannel({ dtype: "int64" });
-    go(() => {
-      loop(N, (i) => withChannel && send(ch, i));
-      send(done, fillConstant({ shape: [1], dtype: "int64", value: 0 }));
-    });
-    loop(N, () => withChannel && recv(ch));
-    recv(done);
-  });
-  return program;
-}
-
-function pingPong(withChannel: boolean): Program {
-  const program = new Program();
-  program.guard(() => {
-    const ping = makeChannel({ dtype: "int64" });
-    const pong = makeChannel({ dtype: "int64" });
-    const done = makeChannel({ dtype: "int64" });
-    go(() => {
-      loop(ROUND_TRIPS, () => withChannel && send(pong, recv(ping)));
-      send(done, fillConstant({ shape: [1], dtype: "int64", value: 0 }));
-    });
-    const ball = fillConstant({ shape: [1], dtype: "int64", value: 7 });
-    loop(ROUND_TRIPS, () => {
-      if (!withChannel) return;
-      send(ping, ball);
-      recv(pong, { out: ball });
-    });
-    recv(done);
-  });
-  return program;
-}
-
 const executor = new Executor();
 const programs = {
-  buffered: buffered(true),
-  bufferedBaseline: buffered(false),
-  pingPong: pingPong(true),
-  pingPongBaseline: pingPong(false),
+  buffered: bufferedProgram(N, true),
+  bufferedBaseline: bufferedProgram(N, false),
+  pingPong: pingPongProgram(ROUND_TRIPS, true),
+  pingPongBaseline: pingPongProgram(ROUND_TRIPS, false),
 };
 
 Deno.bench({

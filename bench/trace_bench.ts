@@ -19,38 +19,14 @@ import {
   elementwiseAdd,
   Executor,
   fillConstant,
-  go,
-  makeChannel,
   parallelFor,
   Program,
-  recv,
-  send,
   type Variable,
 } from "../mod.ts";
-import { loop } from "./_int64_loop.ts";
+import { pingPongProgram } from "./_channel_programs.ts";
 
 const ROUND_TRIPS = 20_000;
 const ITERATIONS = 5_000;
-
-function pingPong(): Program {
-  const program = new Program();
-  program.guard(() => {
-    const ping = makeChannel({ dtype: "int64" });
-    const pong = makeChannel({ dtype: "int64" });
-    const done = makeChannel({ dtype: "int64" });
-    go(() => {
-      loop(ROUND_TRIPS, () => send(pong, recv(ping)));
-      send(done, fillConstant({ shape: [1], dtype: "int64", value: 0 }));
-    });
-    const ball = fillConstant({ shape: [1], dtype: "int64", value: 7 });
-    loop(ROUND_TRIPS, () => {
-      send(ping, ball);
-      recv(pong, { out: ball });
-    });
-    recv(done);
-  });
-  return program;
-}
 
 function manyIterations(): Program {
   const program = new Program();
@@ -63,7 +39,10 @@ function manyIterations(): Program {
   return program;
 }
 
-const programs = { pingPong: pingPong(), parallelFor: manyIterations() };
+const programs = {
+  pingPong: pingPongProgram(ROUND_TRIPS, true),
+  parallelFor: manyIterations(),
+};
 const untraced = new Executor({ workers: 1 });
 let events = 0;
 const traced = new Executor({ workers: 1, trace: (e) => events = e.length });

@@ -16,36 +16,12 @@ import {
   elementwiseAdd,
   Executor,
   fillConstant,
-  go,
-  makeChannel,
   parallelFor,
   Program,
-  recv,
-  send,
   type Variable,
 } from "../mod.ts";
-import { loop } from "./_int64_loop.ts";
+import { pingPongProgram } from "./_channel_programs.ts";
 import { makeChannel as makeTsChannel, Scheduler } from "../scheduler/mod.ts";
-
-function pingPong(n: number): Program {
-  const p = new Program();
-  p.guard(() => {
-    const ping = makeChannel({ dtype: "int64" });
-    const pong = makeChannel({ dtype: "int64" });
-    const done = makeChannel({ dtype: "int64" });
-    go(() => {
-      loop(n, () => send(pong, recv(ping)));
-      send(done, fillConstant({ shape: [1], dtype: "int64", value: 0 }));
-    });
-    const ball = fillConstant({ shape: [1], dtype: "int64", value: 7 });
-    loop(n, () => {
-      send(ping, ball);
-      recv(pong, { out: ball });
-    });
-    recv(done);
-  });
-  return p;
-}
 
 function tinyIterations(n: number): Program {
   const p = new Program();
@@ -108,7 +84,7 @@ async function time(
 }
 
 const executor = new Executor({ workers: 1 });
-const pp = pingPong(20_000);
+const pp = pingPongProgram(20_000, true);
 const pf = tinyIterations(50_000);
 for (let i = 0; i < 3; i++) { // warm-up
   await executor.run(pp);

@@ -135,6 +135,11 @@ export function readAttrs(
       if (attrs[j].name === name) throw new AttrError(name, "given twice");
     }
   }
+  // An op that states no attribute (most ops of a long program) gets its
+  // schema's defaults, made once and frozen: validation reads every op's
+  // attributes, and an object per op is garbage that a scavenge of the
+  // young decoded program would pay for.
+  if (attrs.length === 0) return defaultsOf(schema);
   const values: Record<string, unknown> = {};
   for (const [name, spec] of entriesOf(schema)) {
     let a: OpDesc_Attr | undefined;
@@ -180,6 +185,25 @@ function alternatives(names: readonly string[]): string {
   return names.length <= 1
     ? names.join("")
     : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+const DEFAULTS = new WeakMap<AttrSchema, Readonly<Record<string, unknown>>>();
+
+// A schema's values when an op states none of them, frozen and shared; a
+// required attribute makes them an AttrError, as the loop in readAttrs
+// would.
+function defaultsOf(schema: AttrSchema): Record<string, unknown> {
+  let values = DEFAULTS.get(schema);
+  if (values === undefined) {
+    const made: Record<string, unknown> = {};
+    for (const [name, spec] of entriesOf(schema)) {
+      if (spec.required) throw new AttrError(name, "required but absent");
+      made[name] = spec.default;
+    }
+    values = Object.freeze(made);
+    DEFAULTS.set(schema, values);
+  }
+  return values as Record<string, unknown>;
 }
 
 const ENTRIES = new WeakMap<AttrSchema, [string, AttrSpec][]>();

@@ -38,4 +38,12 @@ export interface PreparedBlock {
   readonly layout: BlockLayout;
   /** Its ops in order. */
   readonly ops: readonly PreparedOp[];
+  /**
+   * Whether a run of the block may leave its scope to someone after the
+   * run ends: an op of it, or of a block it runs inline, runs a sub-block
+   * otherwise than inline (a goroutine, a select case, a served call), or
+   * a sub-block that does. When false, a run's scope, cleared, can serve
+   * the next run (a `while` pass).
+   */
+  readonly keepsScope: boolean;
 }

@@ -119,6 +119,33 @@ export class BlockLayout {
   }
 
   /**
+   * Returns `values` to what a fresh set holds, for a scope that serves the
+   * block's next run too.
+   *
+   * @param values A set `freshValues` made for this layout.
+   * @param newArray Makes the block's declared tensor arrays.
+   *
+   * @example Usage
+   * ```ts
+   * import { create } from "@bufbuild/protobuf";
+   * import { BlockDescSchema } from "../../gen/rill/v1/framework_pb.ts";
+   * import { BlockLayout } from "./scope.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const layout = new BlockLayout(create(BlockDescSchema, { vars: [{ name: "a" }] }));
+   * const values = layout.freshValues();
+   * values[0] = [];
+   * layout.refill(values);
+   * assertEquals(values, [undefined]);
+   * ```
+   */
+  refill(values: Value[], newArray: () => TensorArray = localArray): void {
+    const template = this.#template;
+    for (let i = 0; i < template.length; i++) values[i] = template[i];
+    for (const i of this.#arraySlots) values[i] = newArray();
+  }
+
+  /**
    * A fresh set of values for one run of the block.
    *
    * @param newArray Makes the block's declared tensor arrays.
@@ -177,6 +204,28 @@ export class Scope {
     this.parent = parent;
     this.newArray = newArray ?? parent?.newArray ?? localArray;
     this.values = layout.freshValues(this.newArray);
+  }
+
+  /**
+   * Returns every variable of this scope to its initial value, as a new
+   * scope would hold it: for a block whose runs leave their scope to
+   * nobody (`PreparedBlock.keepsScope` false), so the next run may take it.
+   *
+   * @example Usage
+   * ```ts
+   * import { create } from "@bufbuild/protobuf";
+   * import { BlockDescSchema } from "../../gen/rill/v1/framework_pb.ts";
+   * import { BlockLayout, Scope } from "./scope.ts";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const scope = new Scope(new BlockLayout(create(BlockDescSchema, { vars: [{ name: "x" }] })));
+   * scope.set("x", []);
+   * scope.clear();
+   * assertEquals(scope.get("x"), undefined);
+   * ```
+   */
+  clear(): void {
+    this.layout.refill(this.values, this.newArray);
   }
 
   /**

@@ -58,9 +58,21 @@ export function varInfoOf(desc: VarDesc): VarInfo {
   };
 }
 
+// Shared rank-1 shapes [-1] to [1022], by dim + 1, made on first use.
+const RANK_ONE_SHAPES: (readonly number[] | undefined)[] = new Array(1024);
+
 // `dims.map(Number)` at a third of the cost: validation converts every
 // variable's declaration.
-function numbersOf(dims: readonly bigint[]): number[] {
+function numbersOf(dims: readonly bigint[]): readonly number[] {
+  if (dims.length === 1) {
+    // Rank 1 with a small dim ([1], [-1], [n]) is most declarations: one
+    // frozen shape each, shared, so a program's 10,000 variables make no
+    // 10,000 arrays.
+    const d = Number(dims[0]);
+    if (d >= -1 && d < RANK_ONE_SHAPES.length - 1) {
+      return RANK_ONE_SHAPES[d + 1] ??= Object.freeze([d]);
+    }
+  }
   const shape = new Array<number>(dims.length);
   for (let i = 0; i < dims.length; i++) shape[i] = Number(dims[i]);
   return shape;

@@ -97,7 +97,12 @@ export class PreparedProgram {
     // locals must be in place before any of them is prepared.
     const layout = this.#layouts[idx] ??= new BlockLayout(desc, locals);
     const ops = desc.ops.map((op, i) => this.#prepareOp(desc, op, i));
-    const block: PreparedBlock = { idx, layout, ops };
+    const block: PreparedBlock = {
+      idx,
+      layout,
+      ops,
+      keepsScope: ops.some((op) => this.#keepsScope(op)),
+    };
     this.#blocks[idx] = block;
     return block;
   }
@@ -140,6 +145,23 @@ export class PreparedProgram {
       if (b === 0) break;
     }
     return { name, kind: "tensor" };
+  }
+
+  // Whether `op` may leave its scope to someone after it completes: it
+  // runs a sub-block, and not inline (a goroutine captures the scope as its
+  // parent), or runs one inline that may leave its own scope so.
+  #keepsScope(op: PreparedOp): boolean {
+    const names = blockAttrsOf(op.def);
+    if (names.length === 0) return false;
+    if (op.def.inlineBlocks !== true) return true;
+    const attrs = readAttrs(op.def.attrs, op.desc.attrs);
+    for (const name of names) {
+      const value = attrs[name] as number | number[];
+      for (const sub of typeof value === "number" ? [value] : value) {
+        if (this.block(sub).keepsScope) return true;
+      }
+    }
+    return false;
   }
 
   #privateNames(): ReadonlySet<string> {
@@ -211,4 +233,19 @@ export class PreparedProgram {
       inputs,
     };
   }
+}
+
+const BLOCK_ATTRS = new WeakMap<OpDef, readonly string[]>();
+
+// The names of an op type's BLOCK and BLOCKS attributes, listed once per
+// definition: preparing looks at every op of a long program.
+function blockAttrsOf(def: OpDef): readonly string[] {
+  let names = BLOCK_ATTRS.get(def);
+  if (names === undefined) {
+    names = Object.entries(def.attrs)
+      .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
+      .map(([name]) => name);
+    BLOCK_ATTRS.set(def, names);
+  }
+  return names;
 }

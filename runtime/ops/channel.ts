@@ -84,16 +84,27 @@ export function makeTensorChannel(
  * ```
  */
 export function checkElementType(ch: TensorChannel, x: Tensor): void {
+  checkDType(elementTypeOf(ch), x);
+}
+
+// The element type of `ch`; `undefined` for a channel of any tensor.
+function elementTypeOf(ch: TensorChannel): DType | undefined {
+  if (!(ch instanceof SharedChannel)) return ELEMENT_TYPES.get(ch);
   // The tag's low byte is the dtype; a recorded run keeps the channel's
   // index above it (runtime/core/schedule_channels.ts).
-  const tag = ch instanceof SharedChannel ? channelTag(ch) & 0xff : 0;
-  const dtype = ch instanceof SharedChannel
-    ? (tag === 0 ? undefined : dtypeOfCode(tag - 1))
-    : ELEMENT_TYPES.get(ch);
+  const tag = channelTag(ch) & 0xff;
+  return tag === 0 ? undefined : dtypeOfCode(tag - 1);
+}
+
+// Panics if `x` is not of `dtype` (`undefined`: any tensor will do).
+function checkDType(dtype: DType | undefined, x: Tensor): void {
   if (dtype !== undefined && dtype !== x.dtype) {
     throw new Panic(`send of a tensor of ${x.dtype} on a channel of ${dtype}`);
   }
 }
+
+// What a prepared channel op has not seen yet: never a variable's value.
+const UNSEEN: unique symbol = Symbol("unseen");
 
 /**
  * The bool tensor a receive's Status gets.
@@ -181,15 +192,32 @@ const channelSend = defineOp({
   prepare(ctx) {
     const ch = ctx.input("Channel");
     const x = ctx.input("X");
+    // The channel this op sent on last, checked to be one, and its element
+    // type. A channel's type never changes, so an op sending on the same
+    // channel pass after pass checks its kind and looks its type up once
+    // (the lookup is a WeakMap's); any thread running the op may fill it,
+    // as it holds only what the channel itself determines.
+    let seen: Value | typeof UNSEEN = UNSEEN;
+    let seenType: DType | undefined;
     // A parked send hands its outcome to the thread's block (resumeAs).
     return (scope, thread) => {
-      const c = ch.channel(scope);
+      let c = ch.read(scope) as TensorChannel | null;
+      if (c !== seen) {
+        c = ch.channel(scope);
+        seenType = c === null ? undefined : elementTypeOf(c);
+        seen = c;
+      }
       const value = x.tensor(scope);
       const tracer = thread.run.tracer;
       if (tracer !== undefined && c instanceof Channel) {
         tracer.flows.sent(thread.thread, c, value);
       }
-      return sendTensor(c, value, thread.resumeAs);
+      // sendTensor's ladder, with the type known.
+      if (c === null) {
+        return blockForever("chan send (nil chan)", thread.resumeAs);
+      }
+      checkDType(seenType, value);
+      return c.send(value, thread.resumeAs);
     };
   },
 });
@@ -212,10 +240,13 @@ const channelRecv = defineOp({
     const status = ctx.optionalOutput("Status");
     // A parked receive returns PARKED (local or shared alike);
     // `resume` stores what it delivers (no `.then` per parked receiver).
+    // The channel this op received from last, checked to be one.
+    let seen: Value | typeof UNSEEN = UNSEEN;
     if (status === undefined) {
       return {
         run(scope, thread) {
-          const c = ch.channel(scope);
+          let c = ch.read(scope) as TensorChannel | null;
+          if (c !== seen) seen = c = ch.channel(scope);
           if (c === null) {
             return blockForever("chan receive (nil chan)", thread.parkAs);
           }
@@ -236,15 +267,28 @@ const channelRecv = defineOp({
     }
     return {
       run(scope, thread) {
-        const c = ch.channel(scope);
+        let c = ch.read(scope) as TensorChannel | null;
+        if (c !== seen) seen = c = ch.channel(scope);
         if (c === null) {
           return blockForever("chan receive (nil chan)", thread.parkAs);
         }
-        const got = c.recvOk(thread.resumeAs);
-        if (got instanceof Promise) return got;
-        thread.run.tracer?.flows.received(thread.thread, c, got.value);
-        out.write(scope, got.value);
-        status.write(scope, statusTensor(got.ok));
+        if (c instanceof SharedChannel || (c.len === 0 && !c.closed)) {
+          // May wait, or take a waiting sender's value.
+          const got = c.recvOk(thread.resumeAs);
+          if (got instanceof Promise) return got;
+          thread.run.tracer?.flows.received(thread.thread, c, got.value);
+          out.write(scope, got.value);
+          status.write(scope, statusTensor(got.ok));
+          return;
+        }
+        // A buffered value, ok; or, closed and drained, the zero value,
+        // not ok. Either way the receive completes at once and needs no
+        // { value, ok } record.
+        const ok = c.len > 0;
+        const value = c.recv(thread.resumeAs) as Value;
+        thread.run.tracer?.flows.received(thread.thread, c, value);
+        out.write(scope, value);
+        status.write(scope, statusTensor(ok));
       },
       resume(scope, value, thread) {
         const got = value as RecvResult<Value>;

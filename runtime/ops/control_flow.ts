@@ -70,10 +70,15 @@ function loop(
     const slice = scheduler.yieldSlice();
     if (slice !== undefined) return slice;
   }
-  // Each pass gets fresh locals; a body that declares none can share one
+  // Each pass gets fresh locals. A body that declares none can share one
   // scope between passes, as an empty scope holds nothing a pass could
-  // leave behind (a goroutine it started sees the same parent either way).
-  const shared = body.layout.names.length === 0
+  // leave behind (a goroutine it started sees the same parent either way);
+  // so can a body whose passes leave their scope to nobody (no goroutine
+  // captures it), cleared after each pass: a local then reads as unwritten
+  // again, as in a new scope, and a receive into a loop's local allocates
+  // no scope per pass.
+  const none = body.layout.names.length === 0;
+  const shared = none || !body.keepsScope
     ? new Scope(body.layout, scope)
     : undefined;
   while (isTrue(cond, scope)) {
@@ -83,6 +88,7 @@ function loop(
       thread,
     );
     if (pass !== undefined) return pass;
+    if (!none) shared?.clear();
     // A loop of synchronous ops would starve timers and I/O; the scheduler
     // hands back a promise once a time slice is used up. A pass that made a
     // large tensor may have taken milliseconds: the scheduler then reads

@@ -50,7 +50,7 @@ function blockOf(steps: readonly Step[], idx = 0): PreparedBlock {
     inputs: [],
   }));
   const layout = new BlockLayout(create(BlockDescSchema, { idx }));
-  return { idx, layout, ops };
+  return { idx, layout, ops, keepsScope: false };
 }
 
 /** Runs `fn` as the main thread of a fresh scheduler. */

@@ -12,12 +12,15 @@ import {
 } from "@std/assert";
 import {
   appendLayer,
+  assign,
   closeChannel,
   defaultProgram,
   Executor,
   fillConstant,
   forRange,
   go,
+  ifElse,
+  lessThan,
   makeChannel,
   print,
   Program,
@@ -597,4 +600,65 @@ Deno.test("a goroutine parked in channel_recv or channel_send waits on its threa
       assertEquals(resumer?.thread, waiter?.thread);
     }
   });
+});
+
+Deno.test("channel_send() checks each channel's element type when one op sends on several", async () => {
+  // The op keeps the last channel's type: passes 0 and 1 send on the
+  // int64 channel, pass 2 on the int32 one, which must still panic.
+  const [program] = buildProgram(() => {
+    const wide = makeChannel({ capacity: 2, dtype: "int64" });
+    const narrow = makeChannel({ capacity: 2, dtype: "int32" });
+    const ch = makeChannel();
+    forRange(3, (i) => {
+      ifElse(
+        lessThan(i, int64(2)),
+        () => assign(wide, { out: ch }),
+        () => assign(narrow, { out: ch }),
+      );
+      send(ch, i);
+      print(i, { message: "sent" });
+    });
+  });
+  const { error, lines } = await failureOf(program, Panic, 1);
+  assertEquals(lines, ["sent 0", "sent 1"]);
+  assertEquals(
+    error.message,
+    "send of a tensor of int64 on a channel of int32",
+  );
+  assertEquals(error.where, locationOf(program, 1, "channel_send"));
+});
+
+Deno.test("channel_recv() with Status from a closed buffered channel yields its values, ok, then the zero, not ok", async () => {
+  // A receive that completes at once takes Status from the channel's state,
+  // with no { value, ok } record: buffered values are ok even once closed.
+  const { lines } = await runProgram(() => {
+    const ch = makeChannel({ capacity: 3, dtype: "int64" });
+    send(ch, int64(4));
+    send(ch, int64(5));
+    closeChannel(ch);
+    forRange(3, () => {
+      const [v, ok] = recvOk(ch);
+      print(v, { message: "v" });
+      print(ok, { message: "ok" });
+    });
+  });
+  assertEquals(lines, ["v 4", "ok true", "v 5", "ok true", "v 0", "ok false"]);
+});
+
+Deno.test("channel_recv() with Status parked, then woken by a send or a close, gives ok true, then false", async () => {
+  const { lines } = await runProgram(() => {
+    const ch = makeChannel({ capacity: 1, dtype: "int64" });
+    go(() => {
+      sleep(1);
+      send(ch, int64(9));
+      sleep(1);
+      closeChannel(ch);
+    });
+    forRange(2, () => {
+      const [v, ok] = recvOk(ch);
+      print(v, { message: "v" });
+      print(ok, { message: "ok" });
+    });
+  });
+  assertEquals(lines, ["v 9", "ok true", "v 0", "ok false"]);
 });

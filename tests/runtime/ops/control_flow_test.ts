@@ -11,17 +11,23 @@ import {
   Executor,
   fillConstant,
   forRange,
+  go,
   greaterThan,
   ifElse,
   increment,
   lessThan,
+  makeChannel,
   mean,
   print,
+  recv,
+  send,
   sleep,
   type Variable,
   whileLoop,
 } from "../../../mod.ts";
 import { CONTROL_FLOW_OPS } from "../../../runtime/ops/control_flow.ts";
+import { OPS } from "../../../runtime/ops/mod.ts";
+import { PreparedProgram } from "../../../runtime/exec/prepare.ts";
 import { Panic } from "../../../scheduler/panic.ts";
 import { testOpCases } from "../../_helpers/op_cases.ts";
 import { int64 } from "../../_helpers/int64.ts";
@@ -260,4 +266,61 @@ Deno.test("conditional_block panics on a Cond read before it was written", async
   );
   assertEquals(panic.message, 'variable "cond" read before it was written');
   assertEquals(panic.where, "block 0 op 0 conditional_block");
+});
+
+Deno.test("while gives a goroutine started in a pass that pass's locals, after later passes", async () => {
+  // The body starts a goroutine, so its passes may not share one scope:
+  // each goroutine reads its own pass's local once the loop has moved on.
+  const lines = await printedBy(() => {
+    const program = defaultProgram();
+    const results = makeChannel({ capacity: 3, dtype: "int64" });
+    forRange(3, (i) => {
+      const local = program.currentBlock.createVar({
+        name: "local",
+        dtype: "int64",
+        shape: [1],
+      });
+      assign(i, { out: local });
+      go(() => {
+        sleep(1);
+        send(results, local);
+      });
+    });
+    const total = int64(0);
+    forRange(3, () => elementwiseAdd(total, recv(results), { out: total }));
+    print(total, { message: "total" });
+  });
+  assertEquals(lines, ["total 3"]);
+});
+
+Deno.test("while gives fresh locals to passes that park", async () => {
+  const lines = await printedBy(() => {
+    const program = defaultProgram();
+    forRange(3, (i) => {
+      const local = program.currentBlock.createVar({
+        name: "local",
+        kind: "array",
+      });
+      sleep(1);
+      arrayWrite(i, elementwiseSub(int64(2), i), local);
+      print(arrayLength(local), { message: "len" });
+    });
+  });
+  assertEquals(lines, ["len 3", "len 2", "len 1"]);
+});
+
+Deno.test("PreparedBlock.keepsScope holds for a block that starts a goroutine, inline or not", () => {
+  const [program] = buildProgram(() => {
+    forRange(1, () => print(int64(1)));
+    forRange(1, () => go(() => print(int64(2))));
+    forRange(1, (i) => ifElse(greaterThan(i, int64(0)), () => go(() => {})));
+  });
+  const prepared = new PreparedProgram(program.desc, OPS);
+  const whiles = prepared.block(0).ops.filter((op) => op.def.type === "while");
+  const keeps = whiles.map((op) => {
+    const body = op.desc.attrs.find((a) => a.name === "sub_block")!.blockIdx;
+    return prepared.block(body).keepsScope;
+  });
+  assertEquals(keeps, [false, true, true]);
+  assertEquals(prepared.block(0).keepsScope, true);
 });
