@@ -339,7 +339,10 @@ Deno.test("discoverKubeWorkers() retries an unreachable server, then reports it 
         discoverKubeWorkers(SELECTOR, {
           ...api.options,
           apiServer: `https://127.0.0.1:${closedPort}`,
-          timeoutMs: 200,
+          // Long enough for a refused connection to be seen on a loaded
+          // machine (200 ms was not, at load 13): the wait is for nothing
+          // else, and the poll still retries every 50 ms.
+          timeoutMs: 3_000,
           pollIntervalMs: 50,
         }),
       KubeWaitTimeoutError,
