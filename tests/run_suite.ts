@@ -37,35 +37,136 @@ const LAYERED = [
   "tests/examples_test.ts",
 ];
 
-const STEPS: readonly Step[] = [
-  { args: ["fmt", "--check"] },
-  { args: ["lint"] },
-  { args: ["check"] },
-  { args: ["doc", "--lint", "mod.ts", "scheduler/mod.ts"] },
-  // Everything but the WebGPU modules, several modules at a time.
-  {
-    args: ["test", "-A", "--doc", "--parallel", `--ignore=${GPU_FILES}`],
-  },
-  // The WebGPU modules one at a time: two modules on two threads, each
-  // holding a device, made the exit aborts above far more frequent.
-  { args: ["test", "-A", "--doc", ...GPU_FILES] },
-  // The concurrency suites again on two workers, and the op suites and the
-  // real models (Paddle 2's and Paddle 3's PIR programs) on the GPU path.
-  {
-    args: ["test", "-A", "--parallel", ...LAYERED],
-    env: { RILL_TEST_WORKERS: "2" },
-  },
-  {
-    args: [
-      "test",
-      "-A",
-      ...LAYERED,
-      "tests/runtime/run/paddle_models_test.ts",
-      "tests/runtime/run/paddle_models_pir_test.ts",
-    ],
-    env: { RILL_TEST_DEVICE: "webgpu" },
-  },
-];
+/**
+ * The steps, in order. Steps 7 and 8 rerun, under another environment,
+ * only the files that can see it: a test file whose module graph never
+ * names `RILL_TEST_WORKERS` (or `RILL_TEST_DEVICE`) runs the same code
+ * under it as it did in step 5, so its rerun would repeat step 5's
+ * results (`testsReadingEnv`). They skip the type check too: step 5 has
+ * checked every one of those files, with the same configuration.
+ */
+async function suiteSteps(): Promise<Step[]> {
+  const onWorkers = await testsReadingEnv(LAYERED, "RILL_TEST_WORKERS");
+  const onGpu = await testsReadingEnv([
+    ...LAYERED,
+    "tests/runtime/run/paddle_models_test.ts",
+    "tests/runtime/run/paddle_models_pir_test.ts",
+  ], "RILL_TEST_DEVICE");
+  return [
+    { args: ["fmt", "--check"] },
+    { args: ["lint"] },
+    { args: ["check"] },
+    { args: ["doc", "--lint", "mod.ts", "scheduler/mod.ts"] },
+    // Everything but the WebGPU modules, several modules at a time.
+    {
+      args: ["test", "-A", "--doc", "--parallel", `--ignore=${GPU_FILES}`],
+    },
+    // The WebGPU modules one at a time: two modules on two threads, each
+    // holding a device, made the exit aborts above far more frequent.
+    { args: ["test", "-A", "--doc", ...GPU_FILES] },
+    // The concurrency suites again on two workers, and the op suites and
+    // the real models (Paddle 2's and Paddle 3's PIR programs) on the GPU
+    // path.
+    {
+      args: ["test", "-A", "--no-check", "--parallel", ...onWorkers],
+      env: { RILL_TEST_WORKERS: "2" },
+    },
+    {
+      args: ["test", "-A", "--no-check", ...onGpu],
+      env: { RILL_TEST_DEVICE: "webgpu" },
+    },
+  ];
+}
+
+// A module's relative imports: static, dynamic, re-exports, and the
+// `new URL("./x.ts", import.meta.url)` a Worker is started from.
+const RELATIVE_IMPORT =
+  /(?:\bfrom|\bimport|\bURL)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
+
+/**
+ * The test files (`*_test.ts` and the like) among `roots` (files, or folders searched
+ * through) whose module graph has a module whose text names `name`, in
+ * sorted order. The graph is followed through relative imports; a module
+ * outside it (an npm package, a process a test starts: `mod.ts`, whose
+ * graph is the runtime's) does not read the test helpers' variables.
+ *
+ * @param roots Test files and folders, relative to the working directory.
+ * @param name The text to look for: an environment variable's name.
+ * @returns The files, as paths relative to the working directory.
+ *
+ * @example Usage
+ * ```ts
+ * import { testsReadingEnv } from "./run_suite.ts";
+ * import { assert } from "@std/assert";
+ *
+ * const files = await testsReadingEnv(["tests/runtime/ops/"], "RILL_TEST_WORKERS");
+ * assert(files.includes("tests/runtime/ops/go_test.ts"));
+ * assert(!files.includes("tests/runtime/ops/mod_test.ts"));
+ * ```
+ */
+export async function testsReadingEnv(
+  roots: readonly string[],
+  name: string,
+): Promise<string[]> {
+  // Whether each module's graph names `name`; false while it is being
+  // walked, so that a cycle back to it adds nothing.
+  const reaches = new Map<string, boolean>();
+  const reach = (path: string): boolean => {
+    const known = reaches.get(path);
+    if (known !== undefined) return known;
+    reaches.set(path, false);
+    const found = moduleReaches(path, name, reach);
+    reaches.set(path, found);
+    return found;
+  };
+  const files: string[] = [];
+  for (const root of roots) {
+    for (const file of await testFilesUnder(root)) {
+      if (reach(file)) files.push(file);
+    }
+  }
+  return files.sort();
+}
+
+function moduleReaches(
+  path: string,
+  name: string,
+  reach: (path: string) => boolean,
+): boolean {
+  // Data files a test opens by URL are no modules.
+  if (!/\.m?[jt]sx?$/.test(path)) return false;
+  const text = Deno.readTextFileSync(path);
+  if (text.includes(name)) return true;
+  const dir = path.slice(0, path.lastIndexOf("/") + 1);
+  for (const [, specifier] of text.matchAll(RELATIVE_IMPORT)) {
+    if (reach(normalize(dir + specifier))) return true;
+  }
+  return false;
+}
+
+// `a/b/../c/./d.ts` as `a/c/d.ts`.
+function normalize(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== "." && part !== "") parts.push(part);
+  }
+  return (path.startsWith("/") ? "/" : "") + parts.join("/");
+}
+
+// The names `deno test` takes for test files in a folder it is given.
+const TEST_FILE = /(^|[._])test\.m?[jt]sx?$/;
+
+async function testFilesUnder(root: string): Promise<string[]> {
+  if (!root.endsWith("/")) return [root];
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(root)) {
+    const path = root + entry.name;
+    if (entry.isDirectory) files.push(...await testFilesUnder(path + "/"));
+    else if (TEST_FILE.test(entry.name)) files.push(path);
+  }
+  return files;
+}
 
 // deno test's last summary line, colours stripped.
 const SUMMARY = /^(ok|FAILED) \| (\d+) passed.*\| (\d+) failed/m;
@@ -164,7 +265,7 @@ async function writeAll(
 }
 
 if (import.meta.main) {
-  for (const step of STEPS) {
+  for (const step of await suiteSteps()) {
     const [status, output] = await runStep(step);
     const { passed, warning } = judgeStep(step.args, status, output);
     if (warning !== undefined) console.error(warning);

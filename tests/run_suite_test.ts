@@ -1,5 +1,5 @@
 import { assertEquals, assertStringIncludes } from "@std/assert";
-import { judgeStep } from "./run_suite.ts";
+import { judgeStep, testsReadingEnv } from "./run_suite.ts";
 
 const PASSED = "running 3 tests\n...\nok | 3 passed | 0 failed (1s)\n";
 const ABORT = { code: 134, signal: "SIGABRT" } as const;
@@ -40,4 +40,45 @@ Deno.test("judgeStep() reads the last summary, colours and all", () => {
   const coloured = "\x1b[0m\x1b[32mok\x1b[0m | 5 passed | 0 failed (2s)\n";
   const output = "FAILED | 1 passed | 1 failed\n" + coloured;
   assertEquals(judgeStep(["test"], ABORT, output).passed, true);
+});
+
+Deno.test("testsReadingEnv() keeps the test files whose imports reach a module naming the variable", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "rill-suite-" });
+  try {
+    const files: Record<string, string> = {
+      "helper.ts": 'export const n = Deno.env.get("RILL_X");\n',
+      "through.ts": 'export { n } from "./helper.ts";\n',
+      "a/direct_test.ts": 'import { n } from "../helper.ts";\n',
+      "a/deep/through_test.ts": 'import "../../through.ts";\n',
+      "a/dynamic_test.ts": 'await import("../through.ts");\n',
+      "a/worker_test.ts": 'new URL("../helper.ts", import.meta.url);\n',
+      "a/cycle_test.ts": 'import "./cycle.ts";\n',
+      "a/cycle.ts": 'import "./cycle_test.ts";\nimport "@std/assert";\n',
+      "a/data_test.ts": 'new URL("./data.bin", import.meta.url);\n',
+      "a/data.bin": "RILL_X",
+      "a/imported.ts": 'import "../helper.ts";\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await Deno.mkdir(`${dir}/${path}`.replace(/\/[^/]*$/, ""), {
+        recursive: true,
+      });
+      await Deno.writeTextFile(`${dir}/${path}`, text);
+    }
+    assertEquals(await testsReadingEnv([`${dir}/a/`], "RILL_X"), [
+      `${dir}/a/deep/through_test.ts`,
+      `${dir}/a/direct_test.ts`,
+      `${dir}/a/dynamic_test.ts`,
+      `${dir}/a/worker_test.ts`,
+    ]);
+    assertEquals(
+      await testsReadingEnv([`${dir}/a/cycle_test.ts`], "RILL_X"),
+      [],
+    );
+    assertEquals(
+      await testsReadingEnv([`${dir}/a/direct_test.ts`], "RILL_Y"),
+      [],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -131,13 +131,15 @@ export class RequestWatcher {
       refusal: this.#refusal(stream.session),
     });
     let cut: ReturnType<typeof setTimeout> | undefined;
+    let wasCut = false;
     function end(status: ConnectError): void {
       controller.abort(status);
-      cut ??= setTimeout(
-        () => stream.close(http2.constants.NGHTTP2_CANCEL),
-        CUT_GRACE_MS,
-      );
+      cut ??= setTimeout(() => {
+        wasCut = true;
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      }, CUT_GRACE_MS);
     }
+    reportCutWritesAsGone(res, () => wasCut);
     const read = setTimeout(() =>
       end(limitStatus(
         Code.DeadlineExceeded,
@@ -168,4 +170,33 @@ export class RequestWatcher {
       clearTimeout(cut);
     });
   }
+}
+
+/**
+ * Makes a reply's write that fails because its stream was cut read as a
+ * client gone. Cutting a stream fails the write under way with ECANCELED,
+ * which Connect reports as the call's handler failing, with a stack trace
+ * on stderr; an error with ERR_STREAM_DESTROYED in its cause chain it
+ * takes for a client that hung up (Code.Aborted) and reports nothing. For
+ * the handler that is what a cut is: its reply has nowhere to go.
+ */
+function reportCutWritesAsGone(
+  res: http2.Http2ServerResponse,
+  wasCut: () => boolean,
+): void {
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  res.write = ((...args: unknown[]) => {
+    const done = args.at(-1);
+    if (typeof done === "function") {
+      args[args.length - 1] = (error?: Error | null) => {
+        if (error && wasCut() && !("cause" in error)) {
+          error.cause = Object.assign(new Error("the stream was cut"), {
+            code: "ERR_STREAM_DESTROYED",
+          });
+        }
+        done(error);
+      };
+    }
+    return write(...args);
+  }) as typeof res.write;
 }

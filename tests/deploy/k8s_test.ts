@@ -13,30 +13,30 @@
 // k8s_policy_test.ts checks the policies, k8s_pods_test.ts runs the pods'
 // commands for real.
 //
-// kubernetes-models and yaml are imported here only, by pinned npm:
-// specifiers, not through deno.json's imports, so that no module of the
-// library can reach them; tests/first_run_test.ts checks that mod.ts does not.
+// kubernetes-models (through _kubernetes_models.ts) and yaml are imported
+// here only, by pinned npm: specifiers, not through deno.json's imports, so
+// that no module of the library can reach them; tests/first_run_test.ts
+// checks that mod.ts does not.
 // deno-lint-ignore-file no-import-prefix
 
 import { assert, assertEquals } from "@std/assert";
 import { join } from "@std/path";
+import type { IService, IServiceAccount } from "npm:kubernetes-models@5.1.0/v1";
+import type {
+  IRole,
+  IRoleBinding,
+} from "npm:kubernetes-models@5.1.0/rbac.authorization.k8s.io/v1";
 import {
-  type IService,
-  type IServiceAccount,
+  Job,
   Namespace,
-  Service,
-  ServiceAccount,
-} from "npm:kubernetes-models@5.1.0/v1";
-import { StatefulSet } from "npm:kubernetes-models@5.1.0/apps/v1";
-import { Job } from "npm:kubernetes-models@5.1.0/batch/v1";
-import { PodDisruptionBudget } from "npm:kubernetes-models@5.1.0/policy/v1";
-import { NetworkPolicy } from "npm:kubernetes-models@5.1.0/networking.k8s.io/v1";
-import {
-  type IRole,
-  type IRoleBinding,
+  NetworkPolicy,
+  PodDisruptionBudget,
   Role,
   RoleBinding,
-} from "npm:kubernetes-models@5.1.0/rbac.authorization.k8s.io/v1";
+  Service,
+  ServiceAccount,
+  StatefulSet,
+} from "./_kubernetes_models.ts";
 import { readProgramFile } from "../../runtime/format/program_file.ts";
 import {
   parseDuration,
