@@ -55,8 +55,6 @@ import {
   FAST_DONE,
   freeze,
   frozenCount,
-  pushFast,
-  takeFast,
   thaw,
 } from "./_ring.ts";
 import { discardValue, encode, encodeValue, takeValue } from "./_values.ts";
@@ -68,6 +66,7 @@ import {
 import type { PoolMember } from "./pool_member.ts";
 import type { SharedCodec } from "./shared_codec.ts";
 import { Spinner } from "./_spinner.ts";
+import { type RingWasm, ringWasm } from "./_ring_wasm.ts";
 
 export { encode };
 export type { SharedCodec };
@@ -152,6 +151,8 @@ export class SharedChannel<T> {
   // How long this worker's threads poll this channel before they park
   // (_spinner.ts): each channel's peers answer at their own pace.
   readonly #spinner: Spinner;
+  // The ring's fast operations (_ring_wasm.ts), looked up once.
+  readonly #ring: RingWasm;
   // The polls of #pushNow and #takeNow, made once.
   readonly #canPush = () => canPushHint(this.#member.heap, this.#c);
   readonly #canTake = () => canTakeHint(this.#member.heap, this.#c);
@@ -170,6 +171,7 @@ export class SharedChannel<T> {
     this.#c = off >> 2;
     this.#buffered = member.heap.i32[this.#c + C_CAP] > 0;
     this.#spinner = new Spinner(member.heap.i32);
+    this.#ring = ringWasm(member.heap);
     retainChannel(member, off);
     collected.register(this, { member, off, codec } as Hold);
   }
@@ -347,13 +349,11 @@ export class SharedChannel<T> {
   // nothing else can run here (`wait`), polls a while for a free slot.
   #pushNow(wait: boolean): boolean {
     const m = this.#member;
-    const heap = m.heap;
-    const c = this.#c;
-    let r = pushFast(heap, c, m.scratch);
+    const push = this.#ring.push;
+    const off = this.#off;
+    let r = push(off, m.scratch << 2);
     if (r === FAST_BLOCKED && wait && m.aloneHere()) {
-      if (this.#spinner.until(this.#canPush)) {
-        r = pushFast(heap, c, m.scratch);
-      }
+      if (this.#spinner.until(this.#canPush)) r = push(off, m.scratch << 2);
     }
     return r === FAST_DONE;
   }
@@ -378,12 +378,12 @@ export class SharedChannel<T> {
   // otherwise take the tail's cache line from the sender at every value.
   #takeNow(): boolean {
     const m = this.#member;
-    const heap = m.heap;
-    const c = this.#c;
-    let r = takeFast(heap, c, m.scratch);
+    const take = this.#ring.take;
+    const off = this.#off;
+    let r = take(off, m.scratch << 2);
     if (r === FAST_BLOCKED && m.aloneHere()) {
       if (this.#spinner.until(this.#canTake, true)) {
-        r = takeFast(heap, c, m.scratch);
+        r = take(off, m.scratch << 2);
       }
     }
     return r === FAST_DONE;
