@@ -11,6 +11,11 @@
 // current size, so the ring, which may lie in memory another worker grew,
 // needs no covering view (heap.ts's `i32To`).
 //
+// The module is encoded here, at load, from the text format's instructions
+// (`assemble`): kernels/cpu/wasm/module_builder.ts has a fuller encoder,
+// but scheduler/ does not import kernels/ (docs/architecture.md §1), and
+// this needs a dozen instructions and two LEB128 writers.
+//
 // Both functions do exactly what _ring.ts's comments say of the fast path
 // (same words, same order of atomic operations); JavaScript's Atomics on
 // the same words (the slow path's freeze and thaw) and these are the same
