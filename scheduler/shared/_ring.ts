@@ -11,7 +11,7 @@
 //   C_AVAIL  how many values the receivers know of
 //
 // The fast path (pushFast, takeFast; its code is WebAssembly, in
-// _ring_wasm.ts, where an atomic operation costs a few ns rather than a
+// _lock_free_wasm.ts, where an atomic operation costs a few ns rather than a
 // JavaScript `Atomics` call's 15–30) locks one side with a compare-and-swap
 // that fails when SLOW is set, moves one value with plain reads and writes,
 // and unlocks by storing the next position: two atomic operations, both on
@@ -77,10 +77,10 @@ import {
   FAST_DONE,
   FAST_NO,
   LOCKED,
+  lockFreeWasm,
   POSITIONS,
-  ringWasm,
   SLOW,
-} from "./_ring_wasm.ts";
+} from "./_lock_free_wasm.ts";
 
 // The largest ring made up front (2 KiB); larger capacities grow it by
 // doubling, on the slow path, as it fills: channels live as long as the
@@ -178,7 +178,7 @@ function limitOf(i32: Int32Array, c: number): number {
  * ```
  */
 export function pushFast(heap: SharedHeap, c: number, from: number): number {
-  return ringWasm(heap).push(c << 2, from << 2);
+  return lockFreeWasm(heap).push(c << 2, from << 2);
 }
 
 /**
@@ -214,7 +214,7 @@ export function pushFast(heap: SharedHeap, c: number, from: number): number {
  * ```
  */
 export function takeFast(heap: SharedHeap, c: number, to: number): number {
-  return ringWasm(heap).take(c << 2, to << 2);
+  return lockFreeWasm(heap).take(c << 2, to << 2);
 }
 
 /**

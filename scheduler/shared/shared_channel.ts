@@ -40,13 +40,7 @@ import {
   WAS_CLOSED,
 } from "./_ladders.ts";
 import { waitOn } from "./_parking.ts";
-import {
-  freezeSlot,
-  handOff,
-  MISSED,
-  receiveBySlot,
-  thawSlot,
-} from "./_rendezvous.ts";
+import { freezeSlot, MISSED, receiveBySlot, thawSlot } from "./_rendezvous.ts";
 import { C_CAP, C_CLOSED, C_SLOT, C_ZERO, RECV, SEND } from "./_records.ts";
 import {
   canPushHint,
@@ -66,7 +60,7 @@ import {
 import type { PoolMember } from "./pool_member.ts";
 import type { SharedCodec } from "./shared_codec.ts";
 import { Spinner } from "./_spinner.ts";
-import { type RingWasm, ringWasm } from "./_ring_wasm.ts";
+import { type LockFreeWasm, lockFreeWasm } from "./_lock_free_wasm.ts";
 
 export { encode };
 export type { SharedCodec };
@@ -151,8 +145,8 @@ export class SharedChannel<T> {
   // How long this worker's threads poll this channel before they park
   // (_spinner.ts): each channel's peers answer at their own pace.
   readonly #spinner: Spinner;
-  // The ring's fast operations (_ring_wasm.ts), looked up once.
-  readonly #ring: RingWasm;
+  // The lock-free fast paths (_lock_free_wasm.ts), looked up once.
+  readonly #fast: LockFreeWasm;
   // The polls of #pushNow and #takeNow, made once.
   readonly #canPush = () => canPushHint(this.#member.heap, this.#c);
   readonly #canTake = () => canTakeHint(this.#member.heap, this.#c);
@@ -171,7 +165,7 @@ export class SharedChannel<T> {
     this.#c = off >> 2;
     this.#buffered = member.heap.i32[this.#c + C_CAP] > 0;
     this.#spinner = new Spinner(member.heap.i32);
-    this.#ring = ringWasm(member.heap);
+    this.#fast = lockFreeWasm(member.heap);
     retainChannel(member, off);
     collected.register(this, { member, off, codec } as Hold);
   }
@@ -349,7 +343,7 @@ export class SharedChannel<T> {
   // nothing else can run here (`wait`), polls a while for a free slot.
   #pushNow(wait: boolean): boolean {
     const m = this.#member;
-    const push = this.#ring.push;
+    const push = this.#fast.push;
     const off = this.#off;
     let r = push(off, m.scratch << 2);
     if (r === FAST_BLOCKED && wait && m.aloneHere()) {
@@ -363,14 +357,14 @@ export class SharedChannel<T> {
   // polls a while for a receiver to come to it.
   #handOffNow(): boolean {
     const m = this.#member;
-    const heap = m.heap;
-    const c = this.#c;
-    if (handOff(heap, c, m.scratch)) return true;
-    if (Atomics.load(heap.i32, c + C_SLOT) !== 0 || !m.aloneHere()) {
+    const handOff = this.#fast.handOff;
+    const off = this.#off;
+    if (handOff(off, m.scratch << 2) !== 0) return true;
+    if (Atomics.load(m.heap.i32, this.#c + C_SLOT) !== 0 || !m.aloneHere()) {
       return false;
     }
     return this.#spinner.until(this.#slotUsed) &&
-      handOff(heap, c, m.scratch);
+      handOff(off, m.scratch << 2) !== 0;
   }
 
   // The lock-free receive into scratch, polling like #pushNow, but paced
@@ -378,7 +372,7 @@ export class SharedChannel<T> {
   // otherwise take the tail's cache line from the sender at every value.
   #takeNow(): boolean {
     const m = this.#member;
-    const take = this.#ring.take;
+    const take = this.#fast.take;
     const off = this.#off;
     let r = take(off, m.scratch << 2);
     if (r === FAST_BLOCKED && m.aloneHere()) {

@@ -1,25 +1,30 @@
-// The ring's fast operations (_ring.ts's pushFast and takeFast) as one
-// small WebAssembly module over the heap's memory, compiled once per
-// process and instantiated once per heap and worker.
+// The lock-free fast paths of shared channels as one small WebAssembly
+// module over the heap's memory: a buffered channel's ring operations
+// (_ring.ts's pushFast and takeFast) and an unbuffered channel's hand-off
+// to a receiver in its rendezvous slot (_rendezvous.ts's handOff). It is
+// compiled once per process and instantiated once per heap and worker.
 //
 // Why WebAssembly: V8 runs every `Atomics` call out of line, 15–30 ns each
-// here, where a WebAssembly atomic instruction is inline (a locked
-// compare-and-swap or exchange, a few ns), and a call from optimized
-// JavaScript into a small WebAssembly function costs about as much as a
-// plain call. A fast operation was two such calls and some twenty typed
-// array accesses; here it is one call. WebAssembly also sees the memory's
-// current size, so the ring, which may lie in memory another worker grew,
-// needs no covering view (heap.ts's `i32To`).
+// here, of which the call is about half; a WebAssembly atomic instruction
+// is inline, and costs what the processor's locked instruction costs (a
+// compare-and-swap or an exchange, about 20 ns here back to back; an atomic
+// load is a plain load). A call from optimized JavaScript into a small
+// WebAssembly function costs about as much as a plain call. A fast
+// operation was two `Atomics` calls and some twenty typed array accesses;
+// here it is one call. WebAssembly also sees the memory's current size, so
+// a ring, which may lie in memory another worker grew, needs no covering
+// view (heap.ts's `i32To`).
 //
 // The module is encoded here, at load, from the text format's instructions
 // (`assemble`): kernels/cpu/wasm/module_builder.ts has a fuller encoder,
 // but scheduler/ does not import kernels/ (docs/architecture.md §1), and
 // this needs a dozen instructions and two LEB128 writers.
 //
-// Both functions do exactly what _ring.ts's comments say of the fast path
-// (same words, same order of atomic operations); JavaScript's Atomics on
-// the same words (the slow path's freeze and thaw) and these are the same
-// sequentially consistent operations on the same shared memory.
+// Each function does exactly what _ring.ts's or _rendezvous.ts's comments
+// say of its fast path (same words, same order of atomic operations);
+// JavaScript's Atomics on the same words (the slow paths, under the heap's
+// lock) and these are the same sequentially consistent operations on the
+// same shared memory.
 //
 // Invariants:
 //   The module only reads and writes the words of the record and areas it
@@ -33,21 +38,26 @@ import {
   C_HEAD,
   C_RING,
   C_RING_CAP,
+  C_SLOT,
   C_TAIL,
+  DONE,
+  W_STATE,
+  W_VALUE,
 } from "./_records.ts";
 import { V_BLOB, V_INLINE, VALUE_BYTES } from "./_values.ts";
 import type { SharedHeap } from "./heap.ts";
 
 /**
- * A ring's fast operations on one heap, by byte offsets: `push(c, from)`
- * and `take(c, to)` for the record at byte `c` and the value area at byte
- * `from` or `to`; each returns FAST_DONE, FAST_BLOCKED or FAST_NO.
+ * The lock-free fast paths on one heap, by byte offsets: for the channel
+ * record at byte `c` and the value area at byte `from` or `to`.
  */
-export interface RingWasm {
-  /** pushFast, by byte offsets. */
+export interface LockFreeWasm {
+  /** pushFast: FAST_DONE, FAST_BLOCKED or FAST_NO. */
   readonly push: (c: number, from: number) => number;
-  /** takeFast, by byte offsets. */
+  /** takeFast: FAST_DONE, FAST_BLOCKED or FAST_NO. */
   readonly take: (c: number, to: number) => number;
+  /** handOff: 1 if the value went to a receiver, else 0. */
+  readonly handOff: (c: number, from: number) => number;
 }
 
 /** A fast operation's outcomes (_ring.ts re-exports them). */
@@ -92,13 +102,9 @@ function fastOperation(push: boolean): string {
     ? `i32.const ${FAST_NO} i32.const ${FAST_BLOCKED}
        local.get slots local.get cap i32.lt_s select`
     : `i32.const ${FAST_BLOCKED}`;
-  // The value area's V_BLOB and inline words (V_SPARE is not moved).
-  const [from, to] = push ? ["area", "slot"] : ["slot", "area"];
-  let copy = `local.get ${to} local.get ${from}
-    i32.load ${V_BLOB * 4} i32.store ${V_BLOB * 4}`;
-  for (let at = V_INLINE * 4; at < VALUE_BYTES; at += 8) {
-    copy += ` local.get ${to} local.get ${from} i64.load ${at} i64.store ${at}`;
-  }
+  const copy = push
+    ? copyText("area", 0, "slot", 0)
+    : copyText("slot", 0, "area", 0);
   return `
     block                                       ;; no
       ;; Lock this side, as with a compare-and-swap whose expected word is
@@ -150,11 +156,47 @@ function fastOperation(push: boolean): string {
     i32.const ${FAST_NO}`;
 }
 
-// The parameters and locals of both functions, all i32.
+// Moves a value area's V_BLOB and inline words (V_SPARE is not moved), as
+// copyValue does, from local `from` plus byte offset `fromAt` to local `to`
+// plus `toAt`.
+function copyText(
+  from: string,
+  fromAt: number,
+  to: string,
+  toAt: number,
+): string {
+  let copy = `local.get ${to} local.get ${from}
+    i32.load ${fromAt + V_BLOB * 4} i32.store ${toAt + V_BLOB * 4}`;
+  for (let at = V_INLINE * 4; at < VALUE_BYTES; at += 8) {
+    copy += ` local.get ${to} local.get ${from}
+      i64.load ${fromAt + at} i64.store ${toAt + at}`;
+  }
+  return copy;
+}
+
+// The hand-off to a receiver waiting in an unbuffered channel's rendezvous
+// slot: a plain read of the slot guesses, a compare-and-swap of the waiter
+// out of it decides; then the value into the waiter, and its state, DONE,
+// stored last. 1 if it went, else 0.
+function handOffText(): string {
+  return `
+    local.get rec i32.load ${C_SLOT * 4} local.tee word
+    i32.const 0 i32.le_s
+    if i32.const 0 return end
+    local.get rec local.get word i32.const 0
+    i32.atomic.rmw.cmpxchg ${C_SLOT * 4}
+    local.get word i32.ne
+    if i32.const 0 return end
+    ${copyText("area", 0, "word", W_VALUE * 4)}
+    local.get word i32.const ${DONE} i32.atomic.store ${W_STATE * 4}
+    i32.const 1`;
+}
+
+// The parameters and locals of every function, all i32.
 const LOCALS = [
   "rec", // the record's byte offset (a parameter)
   "area", // the value area's byte offset (a parameter)
-  "word", // this side's word, once locked
+  "word", // this side's word, once locked (a waiter's byte offset in handOff)
   "seen", // a compare-and-swap's answer
   "tries",
   "pos", // this side's position
@@ -189,7 +231,9 @@ const INSTRUCTIONS: Record<string, [number[], Immediate, number?]> = {
   "i32.const": [[0x41], "int"],
   "i32.eqz": [[0x45], "none"],
   "i32.eq": [[0x46], "none"],
+  "i32.ne": [[0x47], "none"],
   "i32.lt_s": [[0x48], "none"],
+  "i32.le_s": [[0x4c], "none"],
   "i32.add": [[0x6a], "none"],
   "i32.sub": [[0x6b], "none"],
   "i32.and": [[0x71], "none"],
@@ -261,44 +305,48 @@ function name(text: string): number[] {
 
 // The module: one type, (i32, i32) -> i32; the heap's memory imported as
 // `env.memory` (shared, at least 1 page and at most 65536, which any
-// heap's memory satisfies); the two functions, exported as `push` and
-// `take`.
+// heap's memory satisfies); the functions, exported by name.
 function moduleBytes(): Uint8Array<ArrayBuffer> {
   const I32 = 0x7f;
   const type = [0x60, ...vector([[I32], [I32]]), ...vector([[I32]])];
   const memory = [...name("env"), ...name("memory"), 0x02, 0x03, 1];
   memory.push(...leb(65536));
-  const body = (push: boolean) => {
+  const functions: [string, string][] = [
+    ["push", fastOperation(true)],
+    ["take", fastOperation(false)],
+    ["handOff", handOffText()],
+  ];
+  const body = (text: string) => {
     const code = [1, ...leb(LOCALS.length - PARAMS), I32];
-    code.push(...assemble(fastOperation(push)), 0x0b);
+    code.push(...assemble(text), 0x0b);
     return [...leb(code.length), ...code];
   };
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, vector([type])),
     ...section(2, vector([memory])),
-    ...section(3, vector([[0], [0]])),
-    ...section(7, vector([[...name("push"), 0, 0], [...name("take"), 0, 1]])),
-    ...section(10, vector([body(true), body(false)])),
+    ...section(3, vector(functions.map(() => [0]))),
+    ...section(7, vector(functions.map(([n], i) => [...name(n), 0, i]))),
+    ...section(10, vector(functions.map(([, text]) => body(text)))),
   ]);
 }
 
 let compiled: WebAssembly.Module | undefined;
-const instances = new WeakMap<WebAssembly.Memory, RingWasm>();
+const instances = new WeakMap<WebAssembly.Memory, LockFreeWasm>();
 
 /**
- * The ring's fast operations over `heap`'s memory (instantiated once per
+ * The lock-free fast paths over `heap`'s memory (instantiated once per
  * memory on this worker).
  *
  * @param heap The heap.
- * @returns Its fast operations.
+ * @returns Its fast paths.
  *
  * @example Usage
  * ```ts
  * import { SharedHeap } from "./heap.ts";
  * import { C_CAP } from "./_records.ts";
  * import { createRing, FAST_BLOCKED, FAST_DONE } from "./_ring.ts";
- * import { ringWasm } from "./_ring_wasm.ts";
+ * import { lockFreeWasm } from "./_lock_free_wasm.ts";
  * import { assertEquals } from "@std/assert";
  *
  * const heap = SharedHeap.create();
@@ -308,21 +356,25 @@ const instances = new WeakMap<WebAssembly.Memory, RingWasm>();
  * heap.i32[c + C_CAP] = 1;
  * createRing(heap, c, 1);
  * heap.unlock();
- * const { push, take } = ringWasm(heap);
+ * const { push, take } = lockFreeWasm(heap);
  * assertEquals(push(c << 2, area << 2), FAST_DONE);
  * assertEquals(push(c << 2, area << 2), FAST_BLOCKED); // full
  * assertEquals(take(c << 2, area << 2), FAST_DONE);
  * ```
  */
-export function ringWasm(heap: SharedHeap): RingWasm {
+export function lockFreeWasm(heap: SharedHeap): LockFreeWasm {
   let found = instances.get(heap.memory);
   if (found === undefined) {
     compiled ??= new WebAssembly.Module(moduleBytes());
     const instance = new WebAssembly.Instance(compiled, {
       env: { memory: heap.memory },
     });
-    const exports = instance.exports as unknown as RingWasm;
-    found = { push: exports.push, take: exports.take };
+    const exports = instance.exports as unknown as LockFreeWasm;
+    found = {
+      push: exports.push,
+      take: exports.take,
+      handOff: exports.handOff,
+    };
     instances.set(heap.memory, found);
   }
   return found;
