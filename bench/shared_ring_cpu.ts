@@ -2,9 +2,11 @@
 // second core: one thread sends 500 numbers into a cap-1024 channel and
 // receives them, 400 times a trial. Process CPU time (user + system) per
 // send+receive pair, so that other processes on the machine weigh less
-// than in wall time; best and median of 15 trials.
+// than in wall time; best and median of 15 trials (or `trials`: for an
+// instruction count, two runs with different trials give the count per
+// pair without the process's start-up).
 //
-//   deno run -A bench/shared_ring_cpu.ts
+//   deno run -A bench/shared_ring_cpu.ts [trials]
 
 import process from "node:process";
 import { Scheduler } from "../scheduler/scheduler.ts";
@@ -19,11 +21,12 @@ createWakeRings(heap, 1);
 const scheduler = new Scheduler({ seed: 1, threadContext: false });
 const member = new PoolMember(heap, 0, scheduler);
 const ch = createSharedChannel(member, 1024, numberCodec, 0);
+const count = Number(Deno.args[0] ?? 15);
 const trials: number[] = [];
 let sum = 0;
 await scheduler.run((thread) => {
   const options = { thread };
-  for (let trial = -1; trial < 15; trial++) {
+  for (let trial = -1; trial < count; trial++) {
     const t0 = process.cpuUsage();
     for (let k = 0; k < 400; k++) {
       for (let i = 0; i < 500; i++) ch.send(i, options);
@@ -34,11 +37,13 @@ await scheduler.run((thread) => {
   }
   member.close();
 });
-// Every value came back: 16 trials of 400 rounds of 0 + 1 + ... + 499.
-if (sum !== 16 * 400 * 124_750) throw new Error(`values lost: sum ${sum}`);
+// Every value came back: count + 1 trials of 400 rounds of 0 + ... + 499.
+if (sum !== (count + 1) * 400 * 124_750) {
+  throw new Error(`values lost: sum ${sum}`);
+}
 trials.sort((a, b) => a - b);
 console.log(
   `send+recv pair on one thread: best ${trials[0].toFixed(1)}, median ${
-    trials[7].toFixed(1)
-  } ns CPU (15 trials of 200,000)`,
+    trials[count >> 1].toFixed(1)
+  } ns CPU (${count} trials of 200,000)`,
 );

@@ -40,13 +40,7 @@ import {
   WAS_CLOSED,
 } from "./_ladders.ts";
 import { waitOn } from "./_parking.ts";
-import {
-  freezeSlot,
-  handOff,
-  MISSED,
-  receiveBySlot,
-  thawSlot,
-} from "./_rendezvous.ts";
+import { freezeSlot, MISSED, receiveBySlot, thawSlot } from "./_rendezvous.ts";
 import {
   C_CAP,
   C_CLOSED,
@@ -63,8 +57,6 @@ import {
   FAST_DONE,
   freeze,
   frozenCount,
-  pushFast,
-  takeFast,
   thaw,
 } from "./_ring.ts";
 import { discardValue, encode, encodeValue, takeValue } from "./_values.ts";
@@ -76,6 +68,7 @@ import {
 import type { PoolMember } from "./pool_member.ts";
 import type { SharedCodec } from "./shared_codec.ts";
 import { Spinner } from "./_spinner.ts";
+import { type LockFreeWasm, lockFreeWasm } from "./_lock_free_wasm.ts";
 
 export { encode };
 export type { SharedCodec };
@@ -160,6 +153,8 @@ export class SharedChannel<T> {
   // How long this worker's threads poll this channel before they park
   // (_spinner.ts): each channel's peers answer at their own pace.
   readonly #spinner: Spinner;
+  // The lock-free fast paths (_lock_free_wasm.ts), looked up once.
+  readonly #fast: LockFreeWasm;
   // The polls of #pushNow and #takeNow, made once.
   readonly #canPush = () => canPushHint(this.#member.heap, this.#c);
   readonly #canTake = () => canTakeHint(this.#member.heap, this.#c);
@@ -178,6 +173,7 @@ export class SharedChannel<T> {
     this.#c = off >> 2;
     this.#buffered = member.heap.i32[this.#c + C_CAP] > 0;
     this.#spinner = new Spinner(member.heap.i32);
+    this.#fast = lockFreeWasm(member.heap);
     retainChannel(member, off);
     collected.register(this, { member, off, codec } as Hold);
   }
@@ -376,13 +372,11 @@ export class SharedChannel<T> {
   // nothing else can run here (`wait`), polls a while for a free slot.
   #pushNow(wait: boolean): boolean {
     const m = this.#member;
-    const heap = m.heap;
-    const c = this.#c;
-    let r = pushFast(heap, c, m.scratch);
+    const push = this.#fast.push;
+    const off = this.#off;
+    let r = push(off, m.scratch << 2);
     if (r === FAST_BLOCKED && wait && m.aloneHere()) {
-      if (this.#spinner.until(this.#canPush)) {
-        r = pushFast(heap, c, m.scratch);
-      }
+      if (this.#spinner.until(this.#canPush)) r = push(off, m.scratch << 2);
     }
     return r === FAST_DONE;
   }
@@ -392,14 +386,14 @@ export class SharedChannel<T> {
   // polls a while for a receiver to come to it.
   #handOffNow(): boolean {
     const m = this.#member;
-    const heap = m.heap;
-    const c = this.#c;
-    if (handOff(heap, c, m.scratch)) return true;
-    if (Atomics.load(heap.i32, c + C_SLOT) !== 0 || !m.aloneHere()) {
+    const handOff = this.#fast.handOff;
+    const off = this.#off;
+    if (handOff(off, m.scratch << 2) !== 0) return true;
+    if (Atomics.load(m.heap.i32, this.#c + C_SLOT) !== 0 || !m.aloneHere()) {
       return false;
     }
     return this.#spinner.until(this.#slotUsed) &&
-      handOff(heap, c, m.scratch);
+      handOff(off, m.scratch << 2) !== 0;
   }
 
   // The lock-free receive into scratch, polling like #pushNow, but paced
@@ -407,12 +401,12 @@ export class SharedChannel<T> {
   // otherwise take the tail's cache line from the sender at every value.
   #takeNow(): boolean {
     const m = this.#member;
-    const heap = m.heap;
-    const c = this.#c;
-    let r = takeFast(heap, c, m.scratch);
+    const take = this.#fast.take;
+    const off = this.#off;
+    let r = take(off, m.scratch << 2);
     if (r === FAST_BLOCKED && m.aloneHere()) {
       if (this.#spinner.until(this.#canTake, true)) {
-        r = takeFast(heap, c, m.scratch);
+        r = take(off, m.scratch << 2);
       }
     }
     return r === FAST_DONE;

@@ -78,3 +78,28 @@ Deno.test("rendezvous: freezing moves the slot's waiter to the receive queue; th
     member.unlock();
   });
 });
+
+Deno.test("rendezvous: a hand-off moves the blob word and every inline word, and no other word of the waiter", async () => {
+  await soloRun(({ member }) => {
+    const ch = createSharedChannel(member, 0, numberCodec, 0);
+    const i32 = member.heap.i32;
+    const c = channelRecord(ch) >> 2;
+    member.lock();
+    const w = newWaiter(member, RECV);
+    member.unlock();
+    const value = (w >> 2) + W_VALUE;
+    const words = [777, 0, -1, 2, 3, 4, 5, -6]; // V_SPARE (1) is not moved
+    for (let k = 0; k < 8; k++) i32[member.scratch + k] = words[k];
+    const before = [...i32.subarray(w >> 2, value + 10)];
+    assertEquals(Atomics.compareExchange(i32, c + C_SLOT, 0, w), 0);
+    assert(handOff(member.heap, c, member.scratch));
+    const after = [...i32.subarray(w >> 2, value + 10)];
+    for (let k = 0; k < after.length; k++) {
+      const at = (w >> 2) + k;
+      if (at === (w >> 2) + W_STATE) assertEquals(after[k], DONE);
+      else if (at >= value && at < value + 8 && at !== value + 1) {
+        assertEquals(after[k], words[at - value], `value word ${at - value}`);
+      } else assertEquals(after[k], before[k], `waiter word ${k}`);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import {
   C_CLOSED,
   C_HEAD,
   C_RECVQ,
+  C_RING,
   C_RING_CAP,
   C_SENDQ,
   C_TAIL,
@@ -27,6 +28,7 @@ import {
 } from "../../../scheduler/shared/_ring.ts";
 import { V_INLINE, VALUE_BYTES } from "../../../scheduler/shared/_values.ts";
 import { SharedHeap } from "../../../scheduler/shared/heap.ts";
+import { assertBeyondViews, grownHeap } from "./_grown_heap.ts";
 
 // A channel record with a ring, and a value area to move numbers through,
 // on a heap of its own (the ring's functions need no PoolMember).
@@ -192,4 +194,45 @@ Deno.test("takeFast() counts again the values sent since it last looked, and onl
   frozen(r, () => takeFrozen(r.heap, r.c, r.area));
   assertEquals(take(r), 7);
   assertEquals(take(r), undefined);
+});
+
+Deno.test("pushFast() and takeFast() leave a side another worker holds to the slow path, untouched", () => {
+  const r = makeRing(4);
+  assertEquals(push(r, 1), FAST_DONE);
+  const tail = r.heap.i32[r.c + C_TAIL];
+  r.heap.i32[r.c + C_TAIL] = tail | 1; // LOCKED, as by another worker
+  assertEquals(push(r, 2), FAST_NO);
+  assertEquals(r.heap.i32[r.c + C_TAIL], tail | 1);
+  r.heap.i32[r.c + C_TAIL] = tail;
+  const head = r.heap.i32[r.c + C_HEAD];
+  r.heap.i32[r.c + C_HEAD] = head | 1;
+  assertEquals(takeFast(r.heap, r.c, r.area), FAST_NO);
+  assertEquals(r.heap.i32[r.c + C_HEAD], head | 1);
+  r.heap.i32[r.c + C_HEAD] = head;
+  assertEquals([take(r), take(r)], [1, undefined]);
+});
+
+Deno.test("pushFast() and takeFast() move the blob word and every inline word of a value", () => {
+  const r = makeRing(2);
+  const words = [12345, 0, -1, 2, 3, 4, 5, -6]; // V_SPARE (1) is not moved
+  for (let k = 0; k < 8; k++) r.heap.i32[r.area + k] = words[k];
+  assertEquals(pushFast(r.heap, r.c, r.area), FAST_DONE);
+  for (let k = 0; k < 8; k++) r.heap.i32[r.area + k] = 0;
+  assertEquals(takeFast(r.heap, r.c, r.area), FAST_DONE);
+  assertEquals([...r.heap.i32.subarray(r.area, r.area + 8)], words);
+});
+
+Deno.test("pushFast() and takeFast() reach a ring in memory that this worker's views do not cover", () => {
+  const { heap, stale } = grownHeap();
+  heap.lock();
+  const c = ((heap.allocControl(BUFFERED_BYTES + 56) + 63) & ~63) >> 2;
+  const area = heap.allocControl(VALUE_BYTES) >> 2;
+  heap.i32[c + C_CAP] = 4;
+  createRing(heap, c, 4); // in the data arena, past the stale views
+  heap.unlock();
+  assertBeyondViews(stale, heap.i32[c + C_RING]);
+  stale.f64[(area + V_INLINE) >> 1] = 2.5;
+  assertEquals(pushFast(stale, c, area), FAST_DONE);
+  assertEquals(takeFast(heap, c, area), FAST_DONE);
+  assertEquals(heap.f64[(area + V_INLINE) >> 1], 2.5);
 });
