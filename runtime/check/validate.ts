@@ -23,13 +23,14 @@ import type {
 import { AttrError, readAttrs } from "../core/attr_read.ts";
 import { ProgramError, type ProgramErrorWhere } from "../core/errors.ts";
 import { type UnknownOp, UnknownOpsError } from "./unknown_ops_error.ts";
-import type {
-  CheckContext,
-  InferContext,
-  InferredType,
-  OpDef,
-  SlotSpec,
-  VarInfo,
+import {
+  blockAttrNames,
+  type CheckContext,
+  type InferContext,
+  type InferredType,
+  type OpDef,
+  type SlotSpec,
+  type VarInfo,
 } from "../core/op_def.ts";
 import { OPS } from "../ops/mod.ts";
 import {
@@ -128,9 +129,7 @@ function tablesOf(def: OpDef): OpTables {
     tables = {
       inputs: slotTable("input", def.inputs),
       outputs: slotTable("output", def.outputs),
-      blockAttrs: Object.entries(def.attrs)
-        .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
-        .map(([name]) => name),
+      blockAttrs: blockAttrNames(def),
     };
     TABLES.set(def, tables);
   }

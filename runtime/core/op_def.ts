@@ -451,3 +451,42 @@ export function defineOp<const A extends AttrSchema>(def: OpDef<A>): OpDef<A> {
   }
   return Object.freeze(def);
 }
+
+const BLOCK_ATTRS = new WeakMap<OpDef, readonly string[]>();
+
+/**
+ * The names of an op type's `block` and `blocks` attributes (the sub-blocks
+ * it may run), in schema order, listed once per definition: the validator
+ * and the preparer ask for every op of a long program.
+ *
+ * @param def The op type.
+ * @returns Its block attributes' names; empty for an op without any.
+ *
+ * @example Usage
+ * ```ts
+ * import { attr, blockAttrNames, defineOp } from "./op_def.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const twice = defineOp({
+ *   type: "twice",
+ *   summary: "runs a block twice",
+ *   inputs: {},
+ *   outputs: {},
+ *   attrs: { sub_block: attr.block(), times: attr.int(2) },
+ *   prepare: () => () => {},
+ * });
+ * assertEquals(blockAttrNames(twice), ["sub_block"]);
+ * ```
+ */
+export function blockAttrNames(def: OpDef): readonly string[] {
+  let names = BLOCK_ATTRS.get(def);
+  if (names === undefined) {
+    names = Object.freeze(
+      Object.entries(def.attrs)
+        .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
+        .map(([name]) => name),
+    );
+    BLOCK_ATTRS.set(def, names);
+  }
+  return names;
+}

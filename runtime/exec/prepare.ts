@@ -15,7 +15,12 @@ import type {
 } from "../../gen/rill/v1/framework_pb.ts";
 import { readAttrs } from "../core/attr_read.ts";
 import { InternalError } from "../core/errors.ts";
-import type { AttrValues, OpDef, VarInfo } from "../core/op_def.ts";
+import {
+  type AttrValues,
+  blockAttrNames,
+  type OpDef,
+  type VarInfo,
+} from "../core/op_def.ts";
 import type { PrepareContext } from "../core/prepare_context.ts";
 import type { PreparedBlock, PreparedOp } from "../core/prepared_block.ts";
 import { BlockLayout } from "../core/scope.ts";
@@ -151,7 +156,7 @@ export class PreparedProgram {
   // runs a sub-block, and not inline (a goroutine captures the scope as its
   // parent), or runs one inline that may leave its own scope so.
   #keepsScope(op: PreparedOp): boolean {
-    const names = blockAttrsOf(op.def);
+    const names = blockAttrNames(op.def);
     if (names.length === 0) return false;
     if (op.def.inlineBlocks !== true) return true;
     const attrs = readAttrs(op.def.attrs, op.desc.attrs);
@@ -233,19 +238,4 @@ export class PreparedProgram {
       inputs,
     };
   }
-}
-
-const BLOCK_ATTRS = new WeakMap<OpDef, readonly string[]>();
-
-// The names of an op type's BLOCK and BLOCKS attributes, listed once per
-// definition: preparing looks at every op of a long program.
-function blockAttrsOf(def: OpDef): readonly string[] {
-  let names = BLOCK_ATTRS.get(def);
-  if (names === undefined) {
-    names = Object.entries(def.attrs)
-      .filter(([, spec]) => spec.kind === "block" || spec.kind === "blocks")
-      .map(([name]) => name);
-    BLOCK_ATTRS.set(def, names);
-  }
-  return names;
 }

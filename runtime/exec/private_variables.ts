@@ -24,7 +24,12 @@
  */
 import type { OpDesc, ProgramDesc } from "../../gen/rill/v1/framework_pb.ts";
 import { readAttrs } from "../core/attr_read.ts";
-import type { AttrSchema, AttrValues, OpDef } from "../core/op_def.ts";
+import {
+  type AttrSchema,
+  type AttrValues,
+  blockAttrNames,
+  type OpDef,
+} from "../core/op_def.ts";
 
 /**
  * The names of `program`'s private variables.
@@ -122,10 +127,10 @@ function inlineBlocks(
 function subBlocksOf(def: OpDef, op: OpDesc): number[] {
   const attrs = readAttrs(def.attrs, op.attrs) as Record<string, unknown>;
   const out: number[] = [];
-  for (const [name, spec] of Object.entries(def.attrs)) {
-    const value = attrs[name];
-    if (spec.kind === "block") out.push(value as number);
-    if (spec.kind === "blocks") out.push(...(value as number[]));
+  for (const name of blockAttrNames(def)) {
+    const value = attrs[name] as number | number[];
+    if (typeof value === "number") out.push(value);
+    else out.push(...value);
   }
   return out;
 }
