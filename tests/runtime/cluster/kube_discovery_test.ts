@@ -125,7 +125,6 @@ Deno.test("discoverKubeWorkers() without expected waits until every matching pod
 
 Deno.test("discoverKubeWorkers() times out saying how many were ready and why the others were not", async () => {
   await withFakeKubeApi(always(MIXED), async (api) => {
-    const started = performance.now();
     const e = await assertRejects(
       () =>
         discoverKubeWorkers(SELECTOR, {
@@ -136,10 +135,9 @@ Deno.test("discoverKubeWorkers() times out saying how many were ready and why th
         }),
       KubeWaitTimeoutError,
     );
-    // At its own deadline, not the default one: bounded well below that,
-    // and loosely, so that a loaded machine's late timers do not fail it.
-    const elapsed = performance.now() - started;
-    assert(elapsed < 10_000, `gave up after ${elapsed} ms`);
+    // At its own deadline, not the default one (120 s).
+    assertEquals(e.state.timeoutMs, 300);
+    assertStringIncludes(e.message, "timed out after 300 ms");
     assertEquals(e.state.expected, 4);
     assertEquals(e.state.ready, ["10.244.0.9:7070", "10.244.0.10:7070"]);
     assertEquals(e.state.notReady, [
@@ -148,8 +146,9 @@ Deno.test("discoverKubeWorkers() times out saying how many were ready and why th
       { name: "rill-worker-4", reason: "no IP" },
       { name: "rill-worker-5", reason: "terminating" },
     ]);
-    // Polls every 50 ms for 300 ms: never more than 300 / 50 + 1 requests.
-    assert(api.requests.length >= 2 && api.requests.length <= 7);
+    // Polls every 50 ms for 300 ms: never more than 300 / 50 + 1 requests
+    // (a loaded machine's late timers may leave fewer).
+    assert(api.requests.length >= 1 && api.requests.length <= 7);
     assertStringIncludes(e.message, "2 of 4 workers ready");
     assertStringIncludes(
       e.message,

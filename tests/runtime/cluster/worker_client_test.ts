@@ -105,11 +105,10 @@ Deno.test("WorkerClient.call() fails within a bounded time when the worker proce
   for (let i = 0; i < 200 && (await client.health()).callsInFlight === 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  const killedAt = performance.now();
   await worker.kill();
+  // Unavailable, not deadline_exceeded: the call ended because its
+  // connection did, not at its 30 s deadline.
   const e = await failure(() => call, 5_000);
-  const ms = performance.now() - killedAt;
-  assert(ms < 5_000, `${ms} ms`);
   assertEquals(e.code, Code.Unavailable, e.message);
   assertEquals(e.addr, worker.addr);
   assert(!e.message.includes("\n"), e.message);

@@ -190,7 +190,6 @@ Deno.test("a master whose workers are all dead fails with one error line naming 
         dead.child.kill("SIGKILL");
         await dead.child.status;
       }
-      const started = Date.now();
       const run = await within(
         RUN_TIMEOUT_MS,
         runRill([
@@ -211,7 +210,6 @@ Deno.test("a master whose workers are all dead fails with one error line naming 
       assertStringIncludes(run.stderr, "unavailable");
       // Each piece went to every worker in turn before the run gave up.
       assertStringIncludes(run.stderr, "no other worker is left to retry on");
-      assert(Date.now() - started < 20_000, "the master took too long to fail");
     } finally {
       await stopRillWorkers(workers);
     }
