@@ -310,5 +310,11 @@ if (import.meta.main) {
     },
     stderr: write(Deno.stderr),
   });
+  // One turn of the event loop before exiting: Deno stores the V8 code
+  // cache of the modules it compiled only when its event loop runs, and a
+  // command that ends without waiting on anything (`--version`, `help`, a
+  // usage error) would otherwise exit first, leaving every later run to
+  // compile Rill's modules again (bench/README.md, "Where start-up goes").
+  await new Promise((resolve) => setTimeout(resolve, 0));
   Deno.exit(code);
 }

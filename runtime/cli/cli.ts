@@ -34,9 +34,6 @@ import {
   usage,
 } from "./_help.ts";
 import { VERSION } from "./version.ts";
-import { serveWorkerProgram } from "./worker_command.ts";
-import { graphCommand } from "./graph_command.ts";
-import { vetCommand } from "./vet_command.ts";
 
 export type { CliIO, CliResult };
 
@@ -140,17 +137,26 @@ async function runCommand(
     return await runProgram(first, values, io);
   }
   if (positionals.length !== 2) throw new ProgramError(COMMAND_USAGE[command]);
+  // A command's own module loads when that command runs, so that a run of
+  // a program does not load (and compile) what only another command uses:
+  // the worker's cluster modules, the graph drawing, vet's reporting, and
+  // the WebGPU kernel table that `ops` reads to say what runs in WGSL.
   if (command === "dump") return await dumpCommand(path, values, io);
-  if (command === "graph") return await graphCommand(path, values, io);
-  if (command === "vet") return await vetCommand(path, values, io);
+  if (command === "graph") {
+    const { graphCommand } = await import("./graph_command.ts");
+    return await graphCommand(path, values, io);
+  }
+  if (command === "vet") {
+    const { vetCommand } = await import("./vet_command.ts");
+    return await vetCommand(path, values, io);
+  }
   if (command === "transpile") return await transpileCommand(path, values);
   if (command === "ops") {
-    // The WebGPU kernel table, which says what runs in WGSL, loads only
-    // for this command.
     const { opsCommand } = await import("./ops_command.ts");
     return await opsCommand(path, io);
   }
   if (values.listen === undefined) throw new ProgramError(COMMAND_USAGE.worker);
+  const { serveWorkerProgram } = await import("./worker_command.ts");
   return await serveWorkerProgram(path, values, io);
 }
 

@@ -2,7 +2,6 @@
 // .html), checked to be writable before anything runs, and written when
 // the run ends, however it ends (a trace of a panic is the useful one).
 
-import { basename } from "@std/path";
 import type { TraceEvent } from "../core/trace_event.ts";
 import { ProgramError } from "../core/errors.ts";
 import { fileErrorReason } from "../core/file_error.ts";
@@ -52,8 +51,10 @@ export async function traceTarget(
     collect: (e) => events = e,
     async write() {
       if (events === undefined) return;
+      // @std/path is an npm package: loaded only here, for an HTML trace's
+      // title, so that a run without one does not load it at start-up.
       const text = html
-        ? traceHtml(events, basename(program))
+        ? traceHtml(events, (await import("@std/path")).basename(program))
         : traceJson(events);
       try {
         await Deno.writeTextFile(file, text);

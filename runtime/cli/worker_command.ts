@@ -15,8 +15,6 @@ import {
 import { parseHostPort } from "../cluster/host_port.ts";
 import { WorkerLifecycle } from "../cluster/worker_lifecycle.ts";
 import {
-  DEFAULT_WORKER_LIMITS,
-  formatLimit,
   parseDuration,
   parseWorkerLimits,
   WORKER_LIMIT_FLAGS,
@@ -270,46 +268,4 @@ function limitFlags(values: Flags): Record<string, string | undefined> {
   return Object.fromEntries(
     WORKER_LIMIT_FLAGS.map(({ flag }) => [flag, given[flag] as string]),
   );
-}
-
-/**
- * The usage lines of the limit flags, each with its default, read from the
- * table of limits; the text wraps at 78 columns, indented as `--help`'s.
- *
- * @returns The lines.
- *
- * @example Usage
- * ```ts
- * import { workerLimitUsage } from "./worker_command.ts";
- * import { assertStringIncludes } from "@std/assert";
- *
- * assertStringIncludes(workerLimitUsage(), "--max-calls N");
- * ```
- */
-export function workerLimitUsage(): string {
-  const metavar = { count: "N", bytes: "SIZE", duration: "D" } as const;
-  const indent = " ".repeat(21);
-  const lines = WORKER_LIMIT_FLAGS.map(({ flag, field, unit, summary }) => {
-    const name = `  --${flag} ${metavar[unit]}`;
-    const value = formatLimit(unit, DEFAULT_WORKER_LIMITS[field]);
-    const text = wrap(`worker: ${summary} (default ${value})`, 78 - 21);
-    const first = name.length < 20 ? name.padEnd(21) : `${name}\n${indent}`;
-    return first + text.join(`\n${indent}`);
-  });
-  lines.push(`${indent}(D: 500ms, 30s, 1.5m, 2h; SIZE: 4096, 512KiB, 1GiB)`);
-  return lines.join("\n") + "\n";
-}
-
-// Words into lines of at most `width` characters.
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const word of text.split(" ")) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last].length + 1 + word.length <= width) {
-      lines[last] += ` ${word}`;
-    } else {
-      lines.push(word);
-    }
-  }
-  return lines;
 }

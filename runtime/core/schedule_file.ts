@@ -18,7 +18,6 @@
 // Invariants: indices in events name entries of the tables above; the
 // decoder checks each, so a replay never indexes past a table.
 
-import { createHash } from "node:crypto";
 import { ProgramError } from "./errors.ts";
 
 /** The record format's version; a file of another one is refused. */
@@ -556,15 +555,18 @@ export function decodeSchedule(
  * assertNotEquals(a, await scheduleFingerprint(new Uint8Array([2]), []));
  * ```
  */
-export function scheduleFingerprint(
+export async function scheduleFingerprint(
   program: Uint8Array,
   feeds: readonly (readonly [string, Uint8Array])[],
 ): Promise<Uint8Array> {
   // node:crypto hashes here, in a few µs; crypto.subtle's digest goes to
-  // another thread and back, ~0.5 ms a run on a loaded machine.
+  // another thread and back, ~0.5 ms a run on a loaded machine. Imported
+  // here, by the runs that record or replay: loading Deno's node:crypto
+  // costs every other run (and every pool worker) 20-40 ms of start-up.
+  const { createHash } = await import("node:crypto");
   const hash = createHash("sha256").update(program);
   for (const [name, bytes] of [...feeds].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
     hash.update(`\0${name}\0${bytes.length}\0`).update(bytes);
   }
-  return Promise.resolve(new Uint8Array(hash.digest()));
+  return new Uint8Array(hash.digest());
 }
