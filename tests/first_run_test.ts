@@ -17,6 +17,7 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { join } from "@std/path";
+import { denoInfo } from "./_helpers/deno_info.ts";
 import { ROOT } from "./_helpers/rill_process.ts";
 import { withTempDir } from "./_helpers/with_temp_dir.ts";
 
@@ -152,22 +153,10 @@ Deno.test("mod.ts reaches only @bufbuild/protobuf and deno-std, neither with ins
     Deno.readTextFileSync(join(ROOT, "deno.lock")),
   ) as { npm: Record<string, { scripts?: boolean }> };
   for (const root of RUN_ROOTS) {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", root],
-      cwd: ROOT,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).output();
-    assert(
-      output.success,
-      `deno info ${root}: ${decoder.decode(output.stderr)}`,
-    );
-    const info = JSON.parse(decoder.decode(output.stdout)) as {
+    const info = await denoInfo<{
       modules: { kind: string; npmPackage?: string }[];
       npmPackages: Record<string, { dependencies: string[] }>;
-    };
+    }>(root);
     // npmPackages is the whole lock's resolution: follow the graph's npm
     // modules and their dependencies instead.
     const ids = new Set<string>();

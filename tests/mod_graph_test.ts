@@ -11,6 +11,7 @@
 // static `code` imports, followed here. Dynamic imports load later, if ever.
 
 import { assert, assertEquals } from "@std/assert";
+import { denoInfo } from "./_helpers/deno_info.ts";
 import { ROOT } from "./_helpers/rill_process.ts";
 
 interface InfoDependency {
@@ -23,26 +24,14 @@ interface InfoModule {
   dependencies?: InfoDependency[];
 }
 
-const decoder = new TextDecoder();
-
 /**
  * The modules a run of `root` loads before its first line runs: local ones
  * as paths from the repository's root, the others as their specifiers.
  */
 async function loadedModules(root: string): Promise<Set<string>> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", root],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  assert(output.success, `deno info ${root}: ${decoder.decode(output.stderr)}`);
-  const info = JSON.parse(decoder.decode(output.stdout)) as {
-    roots: string[];
-    modules: InfoModule[];
-  };
+  const info = await denoInfo<{ roots: string[]; modules: InfoModule[] }>(
+    root,
+  );
   const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
   const base = new URL(ROOT, "file:///").href;
   const seen = new Set<string>();

@@ -562,7 +562,8 @@ export async function scheduleFingerprint(
   // node:crypto hashes here, in a few µs; crypto.subtle's digest goes to
   // another thread and back, ~0.5 ms a run on a loaded machine. Imported
   // here, by the runs that record or replay: loading Deno's node:crypto
-  // costs every other run (and every pool worker) 20-40 ms of start-up.
+  // cost every other run, and every pool worker, about 60 M instructions
+  // (tens of ms) of start-up (bench/README.md, "Where start-up goes").
   const { createHash } = await import("node:crypto");
   const hash = createHash("sha256").update(program);
   for (const [name, bytes] of [...feeds].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
