@@ -4,8 +4,9 @@
 // reaches it). Start-up grows with that graph (bench/README.md, "Where
 // start-up goes"), so what only some runs use loads when they use it: the
 // WebGPU kernels once a run picks a GPU, the cluster's servers for the
-// worker command, node:crypto for a recorded or replayed run, @std/path for
-// an HTML trace, the graph, vet, ops and worker commands when they run.
+// worker command, node:crypto and the recorder for a recorded or replayed
+// run, the tracer for a traced one, @std/path for an HTML trace, the graph,
+// vet, ops and worker commands when they run.
 //
 // `deno info --json` lists type-only imports too; a run loads only the
 // static `code` imports, followed here. Dynamic imports load later, if ever.
@@ -97,6 +98,16 @@ Deno.test("mod.ts loads no module that only some commands and runs use", async (
   const modules = await loadedModules("mod.ts");
   assert(modules.has("runtime/cli/run_command.ts"));
   assertEquals(unwanted(modules), []);
+  // The Executor loads these for a traced, recorded or replayed run (a pool
+  // worker still loads them with the rest: its init message is handled at
+  // once, in order with the messages that follow).
+  assertEquals(
+    [...modules].filter((m) =>
+      /^runtime\/core\/(run_tracer|schedule_recorder|schedule_replayer)\.ts$/
+        .test(m)
+    ),
+    [],
+  );
 });
 
 Deno.test("a pool worker loads only what running green threads needs", async () => {

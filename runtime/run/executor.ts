@@ -25,11 +25,9 @@ import { validateProgram } from "../check/validate.ts";
 import type { DeviceName } from "./device_choice.ts";
 import { MAX_WORKERS, planRun, type RunPlan } from "./run_plan.ts";
 import type { Value } from "../core/value.ts";
-import { RunTracer } from "../core/run_tracer.ts";
+import type { RunTracer } from "../core/run_tracer.ts";
 import type { TraceEvent } from "../core/trace_event.ts";
 import type { ScheduleGate } from "../core/schedule_gate.ts";
-import { ScheduleRecorder } from "../core/schedule_recorder.ts";
-import { ScheduleReplayer } from "../core/schedule_replayer.ts";
 import {
   scheduleFingerprint,
   type ScheduleRecord,
@@ -293,7 +291,9 @@ export class Executor {
     started: StartedWorkers | undefined,
   ): Promise<RunResult> {
     validateProgram(desc, { file: options.file });
-    const tracer = this.#trace && new RunTracer();
+    // The tracer, recorder and replayer load for the runs that use them.
+    const tracer = this.#trace &&
+      new (await import("../core/run_tracer.ts")).RunTracer();
     const schedule = this.#schedule;
     // A recording needs the fingerprint only as it ends: its digest, off
     // this thread, runs meanwhile. (The catch only keeps a run that fails
@@ -348,8 +348,15 @@ export class Executor {
     const gate: ScheduleGate | undefined = schedule === undefined
       ? undefined
       : "replay" in schedule
-      ? new ScheduleReplayer(schedule.replay, 0, workers)
-      : new ScheduleRecorder(0, workers);
+      ? new (await import("../core/schedule_replayer.ts")).ScheduleReplayer(
+        schedule.replay,
+        0,
+        workers,
+      )
+      : new (await import("../core/schedule_recorder.ts")).ScheduleRecorder(
+        0,
+        workers,
+      );
     const hooks = tracer &&
       (await import("../pool/trace_hooks.ts")).installTracer(tracer);
     const fetched: Record<string, Value> = {};
