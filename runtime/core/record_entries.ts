@@ -8,7 +8,10 @@
 // Who writes, who reads:
 //   Each worker appends its own entries, alone. A chunk is a
 //   SharedArrayBuffer, posted to the main thread (`post`, a message) when
-//   it is allocated, before any of its words is published. After each
+//   it is allocated, before any of its words is published. An attempt's
+//   entries are appended with the heap's lock held, so the chunk they may
+//   need is allocated and posted before, outside the lock (`reserve`):
+//   the critical section never allocates or posts. After each
 //   entry the worker publishes how many words it has filled, over all its
 //   chunks, in its word of the shared counters (`RECORDED + worker`,
 //   schedule_counters.ts), with Atomics.store.
@@ -83,6 +86,8 @@ export class RecordEntries {
   #chunk: Int32Array = new Int32Array(0);
   #at = 0;
   #words = 0;
+  // The next chunk, allocated and posted ahead by `reserve`.
+  #spare: Int32Array | undefined = undefined;
   readonly #counters: Int32Array;
   readonly #word: number;
   readonly #post: ((chunk: Int32Array) => void) | undefined;
@@ -120,10 +125,9 @@ export class RecordEntries {
     let ev = this.#chunk;
     let at = this.#at;
     if (at === ev.length) {
-      ev = this.#chunk = new Int32Array(new SharedArrayBuffer(CHUNK * 4));
+      ev = this.#chunk = this.#spare ?? this.#newChunk();
+      this.#spare = undefined;
       at = 0;
-      this.#chunks.push(ev);
-      this.#post?.(ev);
     }
     ev[at] = type;
     ev[at + 1] = a;
@@ -140,6 +144,18 @@ export class RecordEntries {
   }
 
   /**
+   * Makes sure the next `entries` appends need no new chunk made then:
+   * one is made and posted now if they would (called outside the heap's
+   * lock, before an attempt that appends under it).
+   *
+   * @param entries How many entries.
+   */
+  reserve(entries: number): void {
+    if (this.#at + entries * ENTRY <= this.#chunk.length) return;
+    this.#spare ??= this.#newChunk();
+  }
+
+  /**
    * This worker's first `words` words of entries (at most what it has
    * filled), as views of its chunks.
    *
@@ -148,6 +164,14 @@ export class RecordEntries {
    */
   chunks(words: number): Int32Array[] {
     return entriesUpTo(this.#chunks, Math.min(words, this.#words));
+  }
+
+  // A new chunk, posted: chunks are posted in the order they are filled.
+  #newChunk(): Int32Array {
+    const chunk = new Int32Array(new SharedArrayBuffer(CHUNK * 4));
+    this.#chunks.push(chunk);
+    this.#post?.(chunk);
+    return chunk;
   }
 }
 

@@ -278,6 +278,7 @@ export class ScheduleRecorder {
       return;
     }
     const sites = this.#sites;
+    this.#entries!.reserve(1);
     this.#pending = c;
     this.#pendingKey = thread.lineageKey >>> 0;
     this.#pendingKind = sites.kind(site);
@@ -331,6 +332,7 @@ export class ScheduleRecorder {
       return -2;
     }
     const first = sites[0];
+    this.#entries!.reserve(channels.length);
     this.#selectChannels = channels;
     this.#selectSeqs.length = channels.length;
     this.#selectSeqs.fill(-1);

@@ -51,3 +51,27 @@ Deno.test("RecordEntries.chunks() ends at a published count", () => {
   assertEquals(entries.chunks(Infinity)[0].length, 2 * ENTRY);
   assertEquals(entries.chunks(0), []);
 });
+
+Deno.test("RecordEntries.reserve() posts the chunk the next appends need, before them", () => {
+  const counters = sharedCounters();
+  const posted: number[] = [];
+  const entries = new RecordEntries({
+    counters,
+    word: 0,
+    post: () => posted.push(counters[0]),
+  });
+  entries.reserve(1);
+  assertEquals(posted, [0]); // the first chunk, before any entry
+  for (let i = 0; i < CHUNK / ENTRY - 1; i++) {
+    entries.append(ATTEMPT, 0, i, 1, 2, 3, 0, -1);
+  }
+  entries.reserve(1); // room for one more: nothing made
+  assertEquals(posted.length, 1);
+  entries.reserve(2); // a select's two cases: the next chunk, made now
+  assertEquals(posted, [0, CHUNK - ENTRY]);
+  entries.append(ATTEMPT, 0, CHUNK, 1, 2, 3, 0, -1);
+  entries.append(ATTEMPT, 0, CHUNK + 1, 1, 2, 3, 0, -1);
+  assertEquals(posted.length, 2); // the appends made none
+  assertEquals(counters[0], CHUNK + ENTRY);
+  assertEquals(entries.chunks(counters[0]).map((c) => c.length), [CHUNK, 8]);
+});
