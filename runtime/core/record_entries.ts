@@ -11,9 +11,9 @@
 //   it is allocated, before any of its words is published. An attempt's
 //   entries are appended with the heap's lock held, so the chunk they may
 //   need is allocated and posted before, outside the lock (`reserve`):
-//   the critical section never allocates or posts. After each
-//   entry the worker publishes how many words it has filled, over all its
-//   chunks, in its word of the shared counters (`RECORDED + worker`,
+//   the critical section never allocates or posts. After each entry the
+//   worker publishes how many words it has filled, over all its chunks,
+//   in its word of the shared counters (`RECORDED + worker`,
 //   schedule_counters.ts), with Atomics.store.
 //   The main thread, once the run's main program has ended, reads every
 //   worker's published count at once, with the heap's lock held (the
