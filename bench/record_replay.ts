@@ -16,53 +16,11 @@
  * @module
  */
 import { cpuUsage } from "node:process";
-import {
-  Executor,
-  type ExecutorOptions,
-  fillConstant,
-  go,
-  makeChannel,
-  Program,
-  recv,
-  select,
-  send,
-} from "../mod.ts";
-import { loop } from "./_int64_loop.ts";
+import { Executor, type ExecutorOptions } from "../mod.ts";
+import { recordedProgram } from "./_channel_programs.ts";
 import { decodeSchedule } from "../runtime/core/schedule_file.ts";
 
-const ROUND_TRIPS = 10_000;
-const FAN_IN = 2_000;
-
-function channelHeavy(): Program {
-  const program = new Program();
-  program.guard(() => {
-    const ping = makeChannel({ dtype: "int64" });
-    const pong = makeChannel({ dtype: "int64" });
-    go(() => loop(ROUND_TRIPS, () => send(pong, recv(ping))));
-    const ball = fillConstant({ shape: [1], dtype: "int64", value: 7 });
-    loop(ROUND_TRIPS, () => {
-      send(ping, ball);
-      recv(pong, { out: ball });
-    });
-    const a = makeChannel({ dtype: "int64", capacity: 4 });
-    const b = makeChannel({ dtype: "int64", capacity: 4 });
-    for (const ch of [a, b]) {
-      go(() => {
-        const v = fillConstant({ shape: [1], dtype: "int64", value: 1 });
-        loop(FAN_IN, () => send(ch, v));
-      });
-    }
-    loop(2 * FAN_IN, () => {
-      select((s) => {
-        s.recv(a, () => {});
-        s.recv(b, () => {});
-      });
-    });
-  });
-  return program;
-}
-
-const program = channelHeavy();
+const program = recordedProgram(10_000, 2_000);
 const quiet = () => {};
 
 async function recorded(workers: number) {

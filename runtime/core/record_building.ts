@@ -1,7 +1,7 @@
 // The record of a pooled recording, built from every worker's entries
-// (record_entries.ts) as the run ends: channels in index order, each one's
-// attempts by sequence number, a select's attempts kept only on the case
-// it chose. A channel's sequence numbers are dense from 0, so each
+// (record_entries.ts) up to where the run ended: channels in index order,
+// each one's attempts by sequence number, a select's attempts kept only on
+// the case it chose. A channel's sequence numbers are dense from 0, so each
 // attempt has its slot without a sort.
 
 import { ATTEMPT, CHOICE, ENTRY, MADE } from "./record_entries.ts";
@@ -15,7 +15,8 @@ import {
 /**
  * The record of a pooled recording.
  *
- * @param chunks Every worker's chunks of entries.
+ * @param chunks Every worker's entries (views of its chunks holding whole
+ * entries).
  * @param fingerprint The program's and feeds' fingerprint.
  * @param seed The run's seed.
  * @returns The record.
@@ -27,10 +28,15 @@ import {
  * import { SEND } from "./schedule_file.ts";
  * import { assertEquals } from "@std/assert";
  *
- * const entries = new RecordEntries();
+ * const counters = new Int32Array(new SharedArrayBuffer(4));
+ * const entries = new RecordEntries({ counters, word: 0 });
  * entries.append(MADE, 0, 11, 0, 0, 0, 0, 0); // channel 0, made by key 11
  * entries.append(ATTEMPT, 0, 0, 11, 1, 2, SEND, -1); // its first attempt
- * const record = buildRecord(entries.chunks(), new Uint8Array(32), 1);
+ * const record = buildRecord(
+ *   entries.chunks(counters[0]),
+ *   new Uint8Array(32),
+ *   1,
+ * );
  * assertEquals(record.threads, [0, 11]); // 0: the main thread
  * assertEquals([...record.channels[0].events], [1, SEND, 1, 2]);
  * ```
@@ -46,8 +52,7 @@ export function buildRecord(
   const sizes: number[] = [];
   // First pass: channels, choices, and how many attempts each channel saw.
   for (const events of chunks) {
-    const used = events[0];
-    for (let at = ENTRY; at < used; at += ENTRY) {
+    for (let at = 0; at < events.length; at += ENTRY) {
       const type = events[at];
       const a = events[at + 1];
       if (type === MADE) {
@@ -68,8 +73,7 @@ export function buildRecord(
     new Int32Array((sizes[c] ?? 0) * EVENT_WORDS).fill(-1)
   );
   for (const events of chunks) {
-    const used = events[0];
-    for (let at = ENTRY; at < used; at += ENTRY) {
+    for (let at = 0; at < events.length; at += ENTRY) {
       if (events[at] !== ATTEMPT) continue;
       const thread = threads.of(events[at + 3]);
       const kind = events[at + 6];

@@ -10,6 +10,7 @@
 //   worker's view stays valid for the whole run.
 //   A channel's words are written only by attempts on that channel (and,
 //   for W_* and BELLS, by threads that wait for its turn).
+//   A worker's RECORDED word is written only by that worker's recorder.
 
 /** The memory a run's workers share for recording or replay. */
 export interface ScheduleShared {
@@ -24,8 +25,13 @@ export const NEXT_CHANNEL = 0;
 export const WAITING = 1;
 /** The bells of a main thread waiting for the record's end. */
 export const DRAINING = 258;
+/**
+ * One word per worker: the words of entries its recorder has published
+ * (record_entries.ts).
+ */
+export const RECORDED = 260;
 /** The words before the first channel's. */
-export const HEADER = 260;
+export const HEADER = 516;
 
 // Per channel: sequence (recording) or cursor (replay), order lock, the
 // last thread that waited there (its record index, kind, block, op), and

@@ -220,33 +220,12 @@ export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
     made.push(threads.of(packed.made[i]), packed.made[i + 1]);
   }
   // First pass: each thread's number over its key, and each channel's
-  // count and bytes. Written out flat, as it runs once per recording,
-  // mostly before the JIT has optimized it; the two keys met last are
-  // kept at hand (threads mostly take turns).
+  // count and bytes (a small function per chunk: see numberAttempts).
   const counts = new Int32Array(channels);
   const sizes = new Float64Array(channels);
-  let key0 = 0, number0 = 0, key1 = 0, number1 = 0;
+  const recent = new Int32Array(4);
   for (let i = 0; i < attempts.length; i++) {
-    const log = attempts[i];
-    const end = log.length;
-    for (let at = 0; at < end; at += 3) {
-      const site = log[at + 2];
-      if (site < 0) continue;
-      const key = log[at + 1];
-      let t = number0;
-      if (key !== key0) {
-        t = key === key1 ? number1 : threads.of(key);
-        key1 = key0;
-        number1 = number0;
-        key0 = key;
-        number0 = t;
-      }
-      log[at + 1] = t;
-      const c = log[at];
-      counts[c]++;
-      sizes[c] += (t < 0x80 ? 1 : varintLength(t)) + siteAt[site + 1] -
-        siteAt[site];
-    }
+    numberAttempts(attempts[i], threads, recent, counts, sizes, siteAt);
   }
   const choices: number[][] = [];
   for (const [key, list] of packed.choices) {
@@ -270,24 +249,79 @@ export function encodePackedSchedule(packed: PackedSchedule): Uint8Array {
   // Second pass: each attempt into its channel's part.
   const buf = out.buffer;
   for (let i = 0; i < attempts.length; i++) {
-    const log = attempts[i];
-    const end = log.length;
-    for (let at = 0; at < end; at += 3) {
-      const site = log[at + 2];
-      if (site < 0) continue;
-      const c = log[at];
-      const t = log[at + 1];
-      let to = ends[c];
-      if (t < 0x80) buf[to++] = t;
-      else to = putVarint(buf, to, t);
-      for (let k = siteAt[site]; k < siteAt[site + 1]; k++) {
-        buf[to++] = siteCode[k];
-      }
-      ends[c] = to;
-    }
+    writeAttempts(attempts[i], buf, ends, siteAt, siteCode);
   }
   out.choices(choices);
   return out.view();
+}
+
+// The first pass over one chunk of a packed log: writes each kept
+// attempt's thread number over its key, and adds its bytes to its
+// channel's count and size. A small function called per chunk rather
+// than a loop in encodePackedSchedule: it runs once per recording, and V8
+// optimizes a small function after a few calls at little cost, where it
+// compiled the whole encoder (OSR) at great cost, and deoptimized it on
+// code after the loops that had not run yet. The two keys met last and
+// their numbers (threads mostly take turns) are `recent`: key0,
+// number0, key1, number1.
+function numberAttempts(
+  log: Int32Array,
+  threads: ThreadNumbers,
+  recent: Int32Array,
+  counts: Int32Array,
+  sizes: Float64Array,
+  siteAt: Int32Array,
+): void {
+  let key0 = recent[0], number0 = recent[1];
+  let key1 = recent[2], number1 = recent[3];
+  const end = log.length;
+  for (let at = 0; at < end; at += 3) {
+    const site = log[at + 2];
+    if (site < 0) continue;
+    const key = log[at + 1];
+    let t = number0;
+    if (key !== key0) {
+      t = key === key1 ? number1 : threads.of(key);
+      key1 = key0;
+      number1 = number0;
+      key0 = key;
+      number0 = t;
+    }
+    log[at + 1] = t;
+    const c = log[at];
+    counts[c]++;
+    sizes[c] += (t < 0x80 ? 1 : varintLength(t)) + siteAt[site + 1] -
+      siteAt[site];
+  }
+  recent[0] = key0;
+  recent[1] = number0;
+  recent[2] = key1;
+  recent[3] = number1;
+}
+
+// The second pass over one chunk: each kept attempt's bytes at its
+// channel's end, which moves on.
+function writeAttempts(
+  log: Int32Array,
+  buf: Uint8Array,
+  ends: Float64Array,
+  siteAt: Int32Array,
+  siteCode: Uint8Array,
+): void {
+  const end = log.length;
+  for (let at = 0; at < end; at += 3) {
+    const site = log[at + 2];
+    if (site < 0) continue;
+    const c = log[at];
+    const t = log[at + 1];
+    let to = ends[c];
+    if (t < 0x80) buf[to++] = t;
+    else to = putVarint(buf, to, t);
+    for (let k = siteAt[site]; k < siteAt[site + 1]; k++) {
+      buf[to++] = siteCode[k];
+    }
+    ends[c] = to;
+  }
 }
 
 // Writes n in [0, 2^32) as a varint at `at`; returns where it ends.

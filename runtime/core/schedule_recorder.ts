@@ -23,9 +23,11 @@
 // under the heap's lock (scheduler/shared/pool_member.ts's attemptHook,
 // `attempted` here), so a recording costs no lock of its own. While the
 // hook is set, shared channel operations skip their lock-free paths,
-// whose order among a channel's attempts no lock would fix. The main
-// thread gathers every worker's entries as the run ends and builds the
-// record (record_building.ts).
+// whose order among a channel's attempts no lock would fix. Every
+// worker's entries are in shared memory: as the run ends the main thread
+// reads what each has published, with the heap's lock held
+// (`publishedWords`), and builds the record from it
+// (record_building.ts), whether or not the workers are still busy.
 //
 // Invariants:
 //   A channel's index is given once, by its creator, before the channel
@@ -33,8 +35,12 @@
 //   On a pool, an attempt's sequence number is taken with the heap's lock
 //   held and the channel frozen, between `enter` and `leave` (or
 //   `enterSelect` and `leaveSelect`) of the one attempt under way on this
-//   worker; an attempt that never reached the lock (it failed before)
-//   takes the next number at `leave`.
+//   worker, and its entry is appended and published there, under the
+//   same lock: so the entries published when the main thread takes the
+//   lock hold every attempt numbered before, and each channel's
+//   sequence numbers are dense up to there. An attempt that never
+//   reached the lock (it failed before) takes the next number at `leave`
+//   and is appended there.
 
 import type { Channel } from "../../scheduler/channel.ts";
 import type { GreenThread } from "../../scheduler/green_thread.ts";
@@ -50,6 +56,7 @@ import {
   HEADER,
   MAX_CHANNELS,
   NEXT_CHANNEL,
+  RECORDED,
   scheduleCounters,
   type ScheduleShared,
   SEQ,
@@ -91,12 +98,17 @@ export class ScheduleRecorder {
   /** No record is replayed. */
   readonly record: undefined = undefined;
   readonly #pooled: boolean;
+  readonly #workers: number;
   // Shared (fixed size) on a pool; else private, grown by copying.
   #counters: Int32Array;
   readonly #sites = new ScheduleSites();
   readonly #channels = new ScheduleChannels();
-  // On a pool: this worker's entries.
-  readonly #entries: RecordEntries;
+  // On a pool: this worker's entries; on the main thread, also the other
+  // workers' (`adopt`) and where its own end (`publishedWords`).
+  readonly #entries: RecordEntries | undefined;
+  #post: ((chunk: Int32Array) => void) | undefined = undefined;
+  readonly #adopted: Int32Array[] = [];
+  #ownEnd = -1;
   // On one worker: the log of attempts, each channel's creator (lineage
   // key) and ordinal (two words a channel), and every thread's marks, for
   // their choices at the end.
@@ -110,11 +122,14 @@ export class ScheduleRecorder {
   #lastMarks: ThreadMarks | undefined = undefined;
   // On a pool, the attempt between `enter` and `leave`: its channel, its
   // sequence number once the channel's lock gave it one (-1 before), its
-  // thread's lineage key and its site (a select's first case's).
+  // thread's lineage key, and its site's kind (a select's: unused), block
+  // and op.
   #pending = -1;
   #pendingSeq = -1;
   #pendingKey = 0;
-  #pendingSite = 0;
+  #pendingKind = 0;
+  #pendingBlock = 0;
+  #pendingOp = 0;
   // On a pool, the select between `enterSelect` and `leaveSelect`: its
   // cases' channels, each case's sequence number (-1 before), its ordinal.
   #selectChannels: readonly number[] | undefined = undefined;
@@ -128,12 +143,13 @@ export class ScheduleRecorder {
   /**
    * A recorder for one worker of a run.
    *
-   * @param _worker This worker's index (every worker records alike).
+   * @param worker This worker's index (0: the main thread).
    * @param workers The run's worker count.
    * @param shared The main thread's shared memory (on a worker).
    */
-  constructor(_worker: number, workers: number, shared?: ScheduleShared) {
+  constructor(worker: number, workers: number, shared?: ScheduleShared) {
     this.#pooled = workers > 1;
+    this.#workers = workers;
     // On a pool, a fixed size: a view of a growable SharedArrayBuffer
     // costs ~30 times as much per access.
     this.#counters = scheduleCounters(
@@ -141,7 +157,13 @@ export class ScheduleRecorder {
       this.#pooled,
       shared,
     );
-    this.#entries = new RecordEntries(this.#pooled ? undefined : 8);
+    this.#entries = this.#pooled
+      ? new RecordEntries({
+        counters: this.#counters,
+        word: RECORDED + worker,
+        post: (chunk) => this.#post?.(chunk),
+      })
+      : undefined;
   }
 
   /**
@@ -154,22 +176,40 @@ export class ScheduleRecorder {
   }
 
   /**
-   * On a pool: this worker's entries, for the main thread to `adopt` as
-   * the run ends.
+   * On a pool worker: where each new chunk of this worker's entries goes
+   * (to the main thread), as it is allocated (record_entries.ts).
    *
-   * @returns The chunks of entries.
+   * @param post Sends a chunk.
    */
-  entries(): Int32Array[] {
-    return this.#entries.chunks();
+  postChunksTo(post: (chunk: Int32Array) => void): void {
+    this.#post = post;
   }
 
   /**
-   * On a pool, on the main thread: takes in another worker's `entries`.
+   * On a pool, on the main thread, once the run's main program has ended,
+   * with the heap's lock held: the words of entries each worker has
+   * published, where the record ends (record_entries.ts). This thread's
+   * own entries end there too.
    *
-   * @param chunks The entries.
+   * @returns One count per worker, this one first.
+   */
+  publishedWords(): number[] {
+    const words: number[] = [];
+    for (let w = 0; w < this.#workers; w++) {
+      words.push(Atomics.load(this.#counters, RECORDED + w));
+    }
+    this.#ownEnd = words[0];
+    return words;
+  }
+
+  /**
+   * On a pool, on the main thread: takes in the other workers' entries
+   * up to their `publishedWords`.
+   *
+   * @param chunks The entries (views of their chunks).
    */
   adopt(chunks: readonly Int32Array[]): void {
-    this.#entries.adopt(chunks);
+    this.#adopted.push(...chunks);
   }
 
   /**
@@ -195,7 +235,7 @@ export class ScheduleRecorder {
       }
       this.#counters = grownCounters(this.#counters, need);
     }
-    if (this.#pooled) {
+    if (this.#entries !== undefined) {
       this.#entries.append(MADE, index, key, ordinal, 0, 0, 0, 0);
     } else this.#made.push(key, ordinal);
     this.#channels.give(ch, index);
@@ -226,7 +266,7 @@ export class ScheduleRecorder {
 
   /**
    * Before a plain channel op's attempt: on one worker, records it; on a
-   * pool, notes it for `attempted` and `leave`.
+   * pool, notes it for `attempted` (or `leave`) to record.
    *
    * @param c The channel's index (not -1).
    * @param thread The thread.
@@ -237,33 +277,27 @@ export class ScheduleRecorder {
       this.#log.add(c, thread.lineageKey, site);
       return;
     }
+    const sites = this.#sites;
+    this.#entries!.reserve(1);
     this.#pending = c;
     this.#pendingKey = thread.lineageKey >>> 0;
-    this.#pendingSite = site;
+    this.#pendingKind = sites.kind(site);
+    this.#pendingBlock = sites.block(site);
+    this.#pendingOp = sites.op(site);
   }
 
   /**
-   * After the attempt `enter` noted, on a pool: records it with the
-   * sequence number its channel gave it (`attempted`), or, when it never
-   * reached a shared channel's lock, the next one.
+   * After the attempt `enter` noted, on a pool: when it never reached a
+   * shared channel's lock (`attempted` recorded it there), records it
+   * with its channel's next sequence number.
    *
    * @param c The channel's index.
    */
   leave(c: number): void {
     if (!this.#pooled) return;
-    const seq = this.#pendingSeq >= 0 ? this.#pendingSeq : this.#nextSeq(c);
-    const site = this.#pendingSite;
-    const sites = this.#sites;
-    this.#entries.append(
-      ATTEMPT,
-      c,
-      seq,
-      this.#pendingKey,
-      sites.block(site),
-      sites.op(site),
-      sites.kind(site),
-      -1,
-    );
+    if (this.#pendingSeq < 0) {
+      this.#appendAttempt(c, this.#nextSeq(c), this.#pendingKind, -1);
+    }
     this.#pending = -1;
     this.#pendingSeq = -1;
   }
@@ -271,7 +305,7 @@ export class ScheduleRecorder {
   /**
    * Before a select's attempt: on one worker, records the attempt on
    * every case's channel (the case it takes is kept); on a pool, notes it
-   * for `attempted` and `leaveSelect`.
+   * for `attempted` (or `leaveSelect`) to record.
    *
    * @param channels Each case's channel index (-1: nil, default, timer).
    * @param thread The thread.
@@ -297,18 +331,23 @@ export class ScheduleRecorder {
       this.#lastMarks = marks;
       return -2;
     }
+    const first = sites[0];
+    this.#entries!.reserve(channels.length);
     this.#selectChannels = channels;
     this.#selectSeqs.length = channels.length;
     this.#selectSeqs.fill(-1);
     this.#pendingKey = key;
-    this.#pendingSite = sites[0];
+    this.#pendingBlock = this.#sites.block(first);
+    this.#pendingOp = this.#sites.op(first);
     this.#selectOrdinal = ordinal;
     return -2;
   }
 
   /**
    * After a select's attempt, on a pool: records its attempt on every
-   * case's channel, each with the sequence number that channel gave it.
+   * case's channel that never reached a shared channel's lock
+   * (`attempted` recorded the others there), each with its channel's
+   * next sequence number.
    *
    * @param channels As given to `enterSelect`.
    * @param _forced What `enterSelect` returned.
@@ -316,22 +355,16 @@ export class ScheduleRecorder {
   leaveSelect(channels: readonly number[], _forced: number): void {
     if (!this.#pooled) return;
     const seqs = this.#selectSeqs;
-    const block = this.#sites.block(this.#pendingSite);
-    const op = this.#sites.op(this.#pendingSite);
     for (let i = 0; i < channels.length; i++) {
       const c = channels[i];
-      if (c < 0) continue;
-      const seq = seqs[i] >= 0 ? seqs[i] : this.#nextSeq(c);
-      this.#entries.append(
-        ATTEMPT,
-        c,
-        seq,
-        this.#pendingKey,
-        block,
-        op,
-        CASE_BASE + i,
-        this.#selectOrdinal,
-      );
+      if (c >= 0 && seqs[i] < 0) {
+        this.#appendAttempt(
+          c,
+          this.#nextSeq(c),
+          CASE_BASE + i,
+          this.#selectOrdinal,
+        );
+      }
     }
     this.#selectChannels = undefined;
   }
@@ -340,8 +373,9 @@ export class ScheduleRecorder {
    * On a pool, the hook every shared channel's attempt calls with the
    * heap's lock held (scheduler/shared/pool_member.ts's attemptHook):
    * gives the attempt `enter` or `enterSelect` noted on that channel its
-   * sequence number, in the order the lock takes them. Other channel
-   * operations (of the runtime's own) pass.
+   * sequence number, in the order the lock takes them, and records it
+   * there (see the invariants). Other channel operations (of the
+   * runtime's own) pass.
    *
    * @param tag The channel's tag.
    */
@@ -352,10 +386,14 @@ export class ScheduleRecorder {
     if (channels !== undefined) {
       const seqs = this.#selectSeqs;
       for (let i = 0; i < channels.length; i++) {
-        if (channels[i] === c && seqs[i] < 0) seqs[i] = this.#nextSeq(c);
+        if (channels[i] === c && seqs[i] < 0) {
+          seqs[i] = this.#nextSeq(c);
+          this.#appendAttempt(c, seqs[i], CASE_BASE + i, this.#selectOrdinal);
+        }
       }
     } else if (c === this.#pending && this.#pendingSeq < 0) {
       this.#pendingSeq = this.#nextSeq(c);
+      this.#appendAttempt(c, this.#pendingSeq, this.#pendingKind, -1);
     }
   };
 
@@ -370,7 +408,7 @@ export class ScheduleRecorder {
       ? this.#lastMarks!
       : this.#marks_(thread);
     const ordinal = marks.selects - 1;
-    if (this.#pooled) {
+    if (this.#entries !== undefined) {
       this.#entries.append(CHOICE, marks.key, ordinal, index, 0, 0, 0, 0);
       return;
     }
@@ -407,9 +445,12 @@ export class ScheduleRecorder {
    * @returns The file's bytes.
    */
   encode(fingerprint: Uint8Array, seed: number): Uint8Array {
-    if (this.#pooled) {
+    const entries = this.#entries;
+    if (entries !== undefined) {
+      // Without `publishedWords` (no pool ran), everything recorded here.
+      const own = entries.chunks(this.#ownEnd < 0 ? Infinity : this.#ownEnd);
       return encodeSchedule(
-        buildRecord(this.#entries.chunks(), fingerprint, seed),
+        buildRecord([...own, ...this.#adopted], fingerprint, seed),
       );
     }
     // The log as it is (attempts of cases no select took keep their
@@ -428,6 +469,22 @@ export class ScheduleRecorder {
     });
     this.#log.recycle();
     return bytes;
+  }
+
+  // Records an attempt of the op `enter` or `enterSelect` noted, on
+  // channel c with number seq: a plain one (`#pendingKind`, ordinal -1) or
+  // a select's case (CASE_BASE + its index, the select's ordinal).
+  #appendAttempt(c: number, seq: number, kind: number, ordinal: number): void {
+    this.#entries!.append(
+      ATTEMPT,
+      c,
+      seq,
+      this.#pendingKey,
+      this.#pendingBlock,
+      this.#pendingOp,
+      kind,
+      ordinal,
+    );
   }
 
   // Channel c's next sequence number: atomic, as an attempt that never

@@ -168,11 +168,14 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
       v.snapshot().forEach((t, k) => t !== undefined && shared.write(k, t));
     }
   });
+  // Where a recording ends: what each worker has recorded when the run
+  // ends, however busy it is then (record_entries.ts).
+  let recorded: number[] | undefined;
+  const gate = options.schedule;
   try {
     await scheduler.run(
       (thread) => {
         const ran = runBlock(main, root, threadContext(services, thread));
-        const gate = options.schedule;
         return gate === undefined ? ran : gate.mainEnds(ran, thread);
       },
       {
@@ -180,7 +183,12 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
           ? failed.signal
           : AbortSignal.any([signal, failed.signal]),
       },
-    );
+    ).finally(() => {
+      if (gate?.mode !== "record") return;
+      member.lock();
+      recorded = gate.publishedWords();
+      member.unlock();
+    });
   } catch (error) {
     // A panic of the main thread's: its dump lists this worker's threads;
     // add the other workers'.
@@ -196,8 +204,8 @@ export async function runWithPool(options: PooledRunOptions): Promise<void> {
     if (options.tracer !== undefined) {
       options.tracer.adopt(await workers.traces());
     }
-    if (options.schedule?.mode === "record") {
-      options.schedule.adopt(await workers.recordings());
+    if (gate?.mode === "record" && recorded !== undefined) {
+      gate.adopt(await workers.recordings(recorded));
     }
     workers.stop();
     pool.close();

@@ -5,8 +5,9 @@
  * built again); the worker prepares the program on the first, and from the
  * second runs the green threads other workers spawn on it, until the main
  * thread terminates it.
- * It reports a panic, a quiet moment (activity zero: maybe a deadlock)
- * and, when asked, a snapshot of its threads.
+ * It reports a panic, a quiet moment (activity zero: maybe a deadlock),
+ * each new chunk of a recording's entries, and, when asked, a snapshot of
+ * its threads.
  *
  * @module
  */
@@ -29,7 +30,6 @@ import type { PooledRunServices } from "../core/_pool_services.ts";
 import type { WorkerInit, WorkerModules, WorkerReport } from "./worker_pool.ts";
 import { PoolRun } from "./pool_run.ts";
 import { RunTracer } from "../core/run_tracer.ts";
-import type { ScheduleGate } from "../core/schedule_gate.ts";
 import { ScheduleRecorder } from "../core/schedule_recorder.ts";
 import { ScheduleReplayer } from "../core/schedule_replayer.ts";
 import { installTracer } from "./trace_hooks.ts";
@@ -41,8 +41,6 @@ let running:
 let tracer: RunTracer | undefined;
 // Starts taking part in the run, once the main thread's modules are here.
 let begin: (() => void) | undefined;
-// This worker's part of a recorded or replayed run's schedule.
-let gate: ScheduleGate | undefined;
 
 function report(message: WorkerReport): void {
   self.postMessage(message);
@@ -62,7 +60,7 @@ function start(init: WorkerInit): void {
     tracer = new RunTracer({ worker: init.self, origin: init.traceOrigin });
     installTracer(tracer);
   }
-  const schedule = gate = init.schedule === undefined
+  const schedule = init.schedule === undefined
     ? undefined
     : init.schedule.record === undefined
     ? new ScheduleRecorder(init.self, init.workers, init.schedule.shared)
@@ -72,6 +70,11 @@ function start(init: WorkerInit): void {
       init.workers,
       init.schedule.shared,
     );
+  // A recording's entries are read by the main thread where they are
+  // written; each new chunk of them goes there as it is made.
+  if (schedule?.mode === "record") {
+    schedule.postChunksTo((chunk) => report({ type: "recordChunk", chunk }));
+  }
   const prepared = new PreparedProgram(
     desc,
     OPS,
@@ -168,10 +171,6 @@ self.onmessage = (event: MessageEvent) => {
   if (message.type === "trace") {
     const events = tracer?.finish() ?? [];
     return report({ type: "traced", probe: message.probe, events });
-  }
-  if (message.type === "record") {
-    const entries = gate?.mode === "record" ? gate.entries() : [];
-    return report({ type: "recorded", probe: message.probe, entries });
   }
   if (message.type === "probe") {
     // Answer after the current macrotask, so that any step in progress has

@@ -14,6 +14,7 @@
  */
 import type { ScheduleShared } from "../core/schedule_gate.ts";
 import type { ScheduleRecord } from "../core/schedule_file.ts";
+import { CHUNK, chunksHolding, entriesUpTo } from "../core/record_entries.ts";
 import { Deadlock, Panic } from "../../scheduler/panic.ts";
 import { ProgramError } from "../core/errors.ts";
 import { Global, type SharedHeap } from "../../scheduler/shared/heap.ts";
@@ -96,9 +97,9 @@ export type WorkerReport =
     readonly events: readonly TraceEvent[];
   }
   | {
-    readonly type: "recorded";
-    readonly probe: number;
-    readonly entries: readonly Int32Array[];
+    /** A new chunk of a recording's entries (record_entries.ts). */
+    readonly type: "recordChunk";
+    readonly chunk: Int32Array;
   };
 
 /** Options of {@linkcode WorkerPool}. */
@@ -190,8 +191,10 @@ export class WorkerPool implements PoolHandle {
   #asked = new Map<number, (threads: readonly ThreadInfo[]) => void>();
   // Traces asked for by `traces()`, by probe number.
   #traced = new Map<number, (events: readonly TraceEvent[]) => void>();
-  // Recorded entries asked for by `recordings()`, by probe number.
-  #recorded = new Map<number, (entries: readonly Int32Array[]) => void>();
+  // Each worker's chunks of recorded entries, as they arrived (worker w's
+  // at w - 1), and a `recordings()` waiting for more.
+  readonly #recordChunks: Int32Array[][] = [];
+  #chunkArrived: (() => void) | undefined = undefined;
   #epoch = 0;
   #stopped = false;
 
@@ -204,6 +207,7 @@ export class WorkerPool implements PoolHandle {
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
     for (let w = 1; w < options.workers; w++) {
+      this.#recordChunks.push([]);
       const started = options.started?.take();
       const worker = started?.worker ?? newPoolWorker();
       worker.onmessage = (e) => this.#heard(w, e.data as WorkerReport);
@@ -268,15 +272,35 @@ export class WorkerPool implements PoolHandle {
   }
 
   /**
-   * The entries every other worker's schedule gate recorded (a recorded
-   * run, as it ends; `ScheduleRecorder.entries`). A worker may be in the middle
-   * of a long kernel: it has 30 s to answer (one that does not is left
-   * out, and a replay of the record then stops at what it missed).
+   * Every other worker's recorded entries up to `words`, its published
+   * count (a recorded run, as it ends: `ScheduleRecorder.publishedWords`).
+   * The chunks that hold them were posted before the count was published,
+   * so they arrive without the worker doing anything more, even when it
+   * is deep in a long kernel; this waits for the ones still queued.
+   * Only chunks lost with a terminated worker (`kill`) would never come:
+   * after 10 s, the entries of those that did are taken.
    *
-   * @returns Each worker's chunks of entries.
+   * @param words Each worker's published count (worker 0's first).
+   * @returns Views of their entries.
    */
-  async recordings(): Promise<Int32Array[]> {
-    return (await this.#gather("record", this.#recorded, [], 30_000)).flat();
+  async recordings(words: readonly number[]): Promise<Int32Array[]> {
+    const missing = () =>
+      this.#recordChunks.some((chunks, i) =>
+        chunks.length < chunksHolding(words[i + 1])
+      );
+    if (missing()) {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      const timer = setTimeout(resolve, 10_000);
+      this.#chunkArrived = () => {
+        if (!missing()) resolve();
+      };
+      await promise;
+      clearTimeout(timer);
+      this.#chunkArrived = undefined;
+    }
+    return this.#recordChunks.flatMap((chunks, i) =>
+      entriesUpTo(chunks, Math.min(words[i + 1], chunks.length * CHUNK))
+    );
   }
 
   // Asks every worker for its part of something the run kept, and waits
@@ -371,8 +395,9 @@ export class WorkerPool implements PoolHandle {
         return this.#answer(report.probe, report.threads);
       case "traced":
         return this.#traced.get(report.probe)?.(report.events);
-      case "recorded":
-        return this.#recorded.get(report.probe)?.(report.entries);
+      case "recordChunk":
+        this.#recordChunks[worker - 1].push(report.chunk);
+        return this.#chunkArrived?.();
       case "died":
         return this.#died(worker, report.message);
       case "panic": {

@@ -1,8 +1,10 @@
 // ScheduleRecorder driven by hand: a pool's recording keeps every
-// attempt, however many; one worker's keeps a select's chosen case only.
+// attempt, however many, up to where the main thread read what the workers
+// published; one worker's keeps a select's chosen case only.
 
 import { assertEquals } from "@std/assert";
 import { ScheduleRecorder } from "../../../runtime/core/schedule_recorder.ts";
+import { entriesUpTo } from "../../../runtime/core/record_entries.ts";
 import {
   CASE_BASE,
   decodeSchedule,
@@ -67,11 +69,22 @@ for (const workers of [1, 2]) {
   });
 }
 
+// Worker 1's recorder over the main thread's counters, its chunks posted
+// to `chunks`.
+function workerRecorder(
+  main: ScheduleRecorder,
+): { other: ScheduleRecorder; chunks: Int32Array[] } {
+  const other = new ScheduleRecorder(1, 2, main.shared);
+  const chunks: Int32Array[] = [];
+  other.postChunksTo((chunk) => chunks.push(chunk));
+  return { other, chunks };
+}
+
 Deno.test("ScheduleRecorder orders a pool's attempts as the channel's lock took them", async () => {
   // Two workers' recorders over one set of counters: worker 1's attempt
   // enters later but reaches the channel's lock (`attempted`) first.
   const main = new ScheduleRecorder(0, 2);
-  const other = new ScheduleRecorder(1, 2, main.shared);
+  const { other, chunks } = workerRecorder(main);
   await new Scheduler({ seed: 1 }).run((thread) => {
     const child = thread.scheduler.go(() => {});
     const ch = new Channel<unknown>(1);
@@ -86,7 +99,37 @@ Deno.test("ScheduleRecorder orders a pool's attempts as the channel's lock took 
     other.leave(c);
     main.leave(c);
   });
-  main.adopt(other.entries());
+  main.adopt(entriesUpTo(chunks, main.publishedWords()[1]));
   const record = decodeSchedule(main.encode(new Uint8Array(32), 1), "r");
   assertEquals([...record.channels[0].events], [1, RECV, 1, 2, 0, SEND, 0, 3]);
+});
+
+Deno.test("ScheduleRecorder's pooled record ends where the published words were read", async () => {
+  // Worker 1's attempt has reached the channel's lock but not `leave`
+  // when the main thread reads what each worker published (the run
+  // ended): it is in the record, as its number was taken; what either
+  // worker records afterwards is not.
+  const main = new ScheduleRecorder(0, 2);
+  const { other, chunks } = workerRecorder(main);
+  let words: number[] = [];
+  await new Scheduler({ seed: 1 }).run((thread) => {
+    const child = thread.scheduler.go(() => {});
+    const ch = new Channel<unknown>(1);
+    main.made(ch, thread);
+    const c = main.indexOf(ch);
+    const tag = (c + 1) << 8;
+    main.enter(c, thread, main.site(SEND, 0, 3));
+    main.attempted(tag);
+    main.leave(c);
+    other.enter(c, child, other.site(RECV, 1, 2));
+    other.attempted(tag);
+    words = main.publishedWords();
+    other.leave(c);
+    main.enter(c, thread, main.site(SEND, 0, 3));
+    main.attempted(tag);
+    main.leave(c);
+  });
+  main.adopt(entriesUpTo(chunks, words[1]));
+  const record = decodeSchedule(main.encode(new Uint8Array(32), 1), "r");
+  assertEquals([...record.channels[0].events], [0, SEND, 0, 3, 1, RECV, 1, 2]);
 });
