@@ -197,34 +197,33 @@ export {
 export type { DeviceChoice, DeviceName } from "./runtime/run/device_choice.ts";
 export type { NestedArray, NestedValue } from "./kernels/tensor.ts";
 export type { DType, Scalar, TypedArray } from "./kernels/dtype.ts";
+export type { Device, Kernels } from "./kernels/device.ts";
 export type {
   ActivationKind,
   BinaryKind,
   CompareKind,
-  Device,
-  Float32Gemm,
-  Kernels,
   LogicalKind,
-  MatmulKernelOptions,
-  Mul2dKernelOptions,
-  ReduceKernelOptions,
+  PoolKind,
   ReduceKind,
-  SplitKernelOptions,
   UnaryKind,
-} from "./kernels/device.ts";
+} from "./kernels/kernel_kinds.ts";
 export type {
   BatchNormKernelOptions,
   Conv2dKernelOptions,
   Conv2dTransposeKernelOptions,
+  Float32Gemm,
   GroupNormKernelOptions,
   LayerNormKernelOptions,
+  MatmulKernelOptions,
+  Mul2dKernelOptions,
   NormKernelOptions,
   Pool2dKernelOptions,
-  PoolKind,
+  ReduceKernelOptions,
   RnnKernelOptions,
   RnnMode,
+  SplitKernelOptions,
   WindowOptions,
-} from "./kernels/device.ts";
+} from "./kernels/kernel_options.ts";
 export type { CounterKey } from "./kernels/counter_random.ts";
 export { decodeNpy, encodeNpy } from "./kernels/npy.ts";
 export {

@@ -13,7 +13,7 @@
 import * as cpuConv from "../kernels/cpu/conv.ts";
 import * as cpuNorm from "../kernels/cpu/norm.ts";
 import { rnn as cpuRnn } from "../kernels/cpu/rnn.ts";
-import type { RnnKernelOptions } from "../kernels/device.ts";
+import type { RnnKernelOptions } from "../kernels/kernel_options.ts";
 import { GpuBatch } from "../kernels/webgpu/gpu_batch.ts";
 import { GpuDevice } from "../kernels/webgpu/gpu_device.ts";
 import type { GpuTensor } from "../kernels/webgpu/gpu_tensor.ts";

@@ -9,7 +9,7 @@ import type {
   Conv2dKernelOptions,
   Conv2dTransposeKernelOptions,
   Pool2dKernelOptions,
-} from "./device.ts";
+} from "./kernel_options.ts";
 import { type DType, isFloatDType } from "./dtype.ts";
 import {
   convOutputSize,

@@ -1,500 +1,55 @@
-// The kernel catalog: every tensor kernel a device offers, by name and
-// signature, plus the closed sets of kinds the table-driven kernels accept.
+// The device: a place kernels run, and the catalog of every tensor kernel it
+// offers, by name and signature (Kernels). The kinds the table-driven kernels
+// take are in kernels/kernel_kinds.ts, the kernels' option bags in
+// kernels/kernel_options.ts.
 //
-// A device implements all of Kernels. The CPU device (kernels/cpu/device.ts)
-// is the reference; a GPU device implements the entries it can and takes the
-// CPU's function for the rest, so a fallback is a table entry, not a branch.
+// Invariants: a device implements all of Kernels. The CPU device
+// (kernels/cpu/device.ts) is the reference; a GPU device implements the
+// entries it can and takes the CPU's function for the rest, so a fallback is
+// a table entry, not a branch.
 
 import type { CounterKey } from "./counter_random.ts";
 import type { DType, Scalar } from "./dtype.ts";
+import type {
+  ActivationKind,
+  BinaryKind,
+  CompareKind,
+  LogicalKind,
+  PoolKind,
+  ReduceKind,
+  UnaryKind,
+} from "./kernel_kinds.ts";
+import type {
+  BatchNormKernelOptions,
+  Conv2dKernelOptions,
+  Conv2dTransposeKernelOptions,
+  GroupNormKernelOptions,
+  LayerNormKernelOptions,
+  MatmulKernelOptions,
+  Mul2dKernelOptions,
+  NormKernelOptions,
+  Pool2dKernelOptions,
+  ReduceKernelOptions,
+  RnnKernelOptions,
+  SplitKernelOptions,
+} from "./kernel_options.ts";
 import type { Tensor } from "./tensor.ts";
-
-/** Arithmetic kinds of {@linkcode Kernels.binary}. */
-export type BinaryKind =
-  | "add"
-  | "sub"
-  | "mul"
-  | "div"
-  | "max"
-  | "min"
-  | "pow"
-  | "mod"
-  | "floordiv";
-
-/** Comparison kinds of {@linkcode Kernels.compare}; all return bool. */
-export type CompareKind =
-  | "less_than"
-  | "less_equal"
-  | "greater_than"
-  | "greater_equal"
-  | "equal"
-  | "not_equal";
-
-/** Kinds of {@linkcode Kernels.logical}. */
-export type LogicalKind = "and" | "or" | "xor";
-
-/** Kinds of {@linkcode Kernels.unary}. */
-export type UnaryKind =
-  | "relu"
-  | "sigmoid"
-  | "tanh"
-  | "exp"
-  | "log"
-  | "sqrt"
-  | "abs"
-  | "square"
-  | "sin"
-  | "cos"
-  | "floor"
-  | "ceil"
-  | "round"
-  | "reciprocal";
-
-/** Kinds of {@linkcode Kernels.reduce}. */
-export type ReduceKind = "sum" | "mean" | "max" | "min" | "prod";
-
-/**
- * Every binary kind.
- *
- * @example Usage
- * ```ts
- * import { BINARY_KINDS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(BINARY_KINDS.includes("floordiv"), true);
- * ```
- */
-export const BINARY_KINDS: readonly BinaryKind[] = [
-  "add",
-  "sub",
-  "mul",
-  "div",
-  "max",
-  "min",
-  "pow",
-  "mod",
-  "floordiv",
-];
-
-/**
- * Every comparison kind.
- *
- * @example Usage
- * ```ts
- * import { COMPARE_KINDS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(COMPARE_KINDS.length, 6);
- * ```
- */
-export const COMPARE_KINDS: readonly CompareKind[] = [
-  "less_than",
-  "less_equal",
-  "greater_than",
-  "greater_equal",
-  "equal",
-  "not_equal",
-];
-
-/**
- * Every logical kind.
- *
- * @example Usage
- * ```ts
- * import { LOGICAL_KINDS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(LOGICAL_KINDS, ["and", "or", "xor"]);
- * ```
- */
-export const LOGICAL_KINDS: readonly LogicalKind[] = ["and", "or", "xor"];
-
-/**
- * Every unary kind.
- *
- * @example Usage
- * ```ts
- * import { UNARY_KINDS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(UNARY_KINDS.includes("reciprocal"), true);
- * ```
- */
-export const UNARY_KINDS: readonly UnaryKind[] = [
-  "relu",
-  "sigmoid",
-  "tanh",
-  "exp",
-  "log",
-  "sqrt",
-  "abs",
-  "square",
-  "sin",
-  "cos",
-  "floor",
-  "ceil",
-  "round",
-  "reciprocal",
-];
-
-/**
- * Every reduction kind.
- *
- * @example Usage
- * ```ts
- * import { REDUCE_KINDS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(REDUCE_KINDS, ["sum", "mean", "max", "min", "prod"]);
- * ```
- */
-export const REDUCE_KINDS: readonly ReduceKind[] = [
-  "sum",
-  "mean",
-  "max",
-  "min",
-  "prod",
-];
-
-/**
- * Kinds of {@linkcode Kernels.activation}: Paddle's parameterized
- * activations (`gelu_tanh` is gelu with `approximate`).
- */
-export type ActivationKind =
-  | "gelu"
-  | "gelu_tanh"
-  | "swish"
-  | "hard_swish"
-  | "hard_sigmoid"
-  | "leaky_relu"
-  | "relu6"
-  | "elu"
-  | "clip"
-  | "thresholded_relu";
-
-/**
- * The parameters each activation kind takes, in the order
- * {@linkcode Kernels.activation} reads them: Paddle's attribute names.
- *
- * @example Usage
- * ```ts
- * import { ACTIVATION_PARAMS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(ACTIVATION_PARAMS.hard_swish, ["threshold", "scale", "offset"]);
- * assertEquals(ACTIVATION_PARAMS.gelu, []);
- * ```
- */
-export const ACTIVATION_PARAMS: Readonly<
-  Record<ActivationKind, readonly string[]>
-> = {
-  gelu: [],
-  gelu_tanh: [],
-  swish: ["beta"],
-  hard_swish: ["threshold", "scale", "offset"],
-  hard_sigmoid: ["slope", "offset"],
-  leaky_relu: ["alpha"],
-  relu6: ["threshold"],
-  elu: ["alpha"],
-  clip: ["min", "max"],
-  thresholded_relu: ["threshold", "value"],
-};
-
-/**
- * Every activation kind.
- *
- * @example Usage
- * ```ts
- * import { ACTIVATION_KINDS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(ACTIVATION_KINDS.includes("gelu_tanh"), true);
- * ```
- */
-export const ACTIVATION_KINDS: readonly ActivationKind[] = Object.keys(
-  ACTIVATION_PARAMS,
-) as ActivationKind[];
-
-/** Options of {@linkcode Kernels.reduce}. */
-export interface ReduceKernelOptions {
-  /**
-   * The dims to reduce; negative counts from the end. Empty reduces all.
-   *
-   * @default {[]}
-   */
-  readonly dims?: readonly number[];
-  /**
-   * Keep each reduced dim as size 1.
-   *
-   * @default {false}
-   */
-  readonly keepDim?: boolean;
-  /**
-   * Reduce every dim, whatever `dims` says.
-   *
-   * @default {false}
-   */
-  readonly reduceAll?: boolean;
-}
-
-/**
- * Computes a large float32 product C = alpha · A · B of row-major
- * matrices into `out` (the WASM kernel on one thread by default; a runtime
- * with several workers passes one that splits the rows among them).
- */
-export type Float32Gemm = (
-  a: {
-    readonly data: Float32Array;
-    readonly rows: number;
-    readonly cols: number;
-  },
-  b: {
-    readonly data: Float32Array;
-    readonly rows: number;
-    readonly cols: number;
-  },
-  options: { readonly out: Float32Array; readonly alpha: number },
-) => void;
-
-/** Options of {@linkcode Kernels.mul2d}. */
-export interface Mul2dKernelOptions {
-  /**
-   * Computes the large float32 products.
-   *
-   * @default {the WASM SIMD kernel, one thread}
-   */
-  readonly gemmFloat32?: Float32Gemm;
-}
-
-/** Options of {@linkcode Kernels.matmul}. */
-export interface MatmulKernelOptions extends Mul2dKernelOptions {
-  /**
-   * Use X with its last two dims swapped.
-   *
-   * @default {false}
-   */
-  readonly transposeX?: boolean;
-  /**
-   * Use Y with its last two dims swapped.
-   *
-   * @default {false}
-   */
-  readonly transposeY?: boolean;
-  /**
-   * Multiply the product by this.
-   *
-   * @default {1}
-   */
-  readonly alpha?: number;
-}
-
-/**
- * How {@linkcode Kernels.split} cuts: `num` equal parts, or parts of the
- * given `sections` sizes (one of which may be -1, meaning the rest).
- */
-export type SplitKernelOptions = { readonly num: number } | {
-  readonly sections: readonly number[];
-};
-
-/** Kinds of {@linkcode Kernels.pool2d}. */
-export type PoolKind = "max" | "avg";
-
-/**
- * Every pooling kind.
- *
- * @example Usage
- * ```ts
- * import { POOL_KINDS } from "./device.ts";
- * import { assertEquals } from "@std/assert";
- *
- * assertEquals(POOL_KINDS, ["max", "avg"]);
- * ```
- */
-export const POOL_KINDS: readonly PoolKind[] = ["max", "avg"];
-
-/**
- * The window geometry of {@linkcode Kernels.conv2d} and
- * {@linkcode Kernels.pool2d}, already resolved: explicit paddings on all
- * four sides (a padding algorithm or two-value paddings are the op's to
- * resolve).
- */
-export interface WindowOptions {
-  /**
-   * Steps of the window, `[down, across]`.
-   *
-   * @default {[1, 1]}
-   */
-  readonly strides?: readonly number[];
-  /**
-   * Zeros (or, for pooling, positions outside the input) added on each
-   * side: `[top, bottom, left, right]`.
-   *
-   * @default {[0, 0, 0, 0]}
-   */
-  readonly paddings?: readonly number[];
-  /**
-   * Channels last: the input and the result are NHWC rather than NCHW.
-   *
-   * @default {false}
-   */
-  readonly channelLast?: boolean;
-}
-
-/** Options of {@linkcode Kernels.conv2d}. */
-export interface Conv2dKernelOptions extends WindowOptions {
-  /**
-   * Spacing of the filter's taps, `[down, across]`.
-   *
-   * @default {[1, 1]}
-   */
-  readonly dilations?: readonly number[];
-  /**
-   * Channel groups convolved apart: input channel group g meets output
-   * channel group g only.
-   *
-   * @default {1}
-   */
-  readonly groups?: number;
-}
-
-/** Options of {@linkcode Kernels.conv2dTranspose}. */
-export interface Conv2dTransposeKernelOptions extends Conv2dKernelOptions {
-  /**
-   * The result's `[height, width]`: at least the smallest size,
-   * `(in − 1)·stride − paddings + dilation·(k − 1) + 1`, and less than
-   * that plus the larger of the stride and the dilation. The rows and
-   * columns past the smallest size hold the taps that the bottom and
-   * right paddings would cut off (zero beyond them).
-   *
-   * @default {the smallest size}
-   */
-  readonly outputSize?: readonly number[];
-}
-
-/** Options of {@linkcode Kernels.pool2d}. */
-export interface Pool2dKernelOptions extends WindowOptions {
-  /** The window's `[height, width]`, or with `adaptive` the result's. */
-  readonly ksize: readonly number[];
-  /**
-   * Count windows with a ceiling rather than a floor, so a last partial
-   * window makes an output.
-   *
-   * @default {false}
-   */
-  readonly ceilMode?: boolean;
-  /**
-   * Average over the window's positions inside the input only; otherwise
-   * over `ksize[0]·ksize[1]` (Paddle's rule, padding counted as zeros).
-   *
-   * @default {true}
-   */
-  readonly exclusive?: boolean;
-  /**
-   * Adaptive pooling: the result is `ksize` and output i covers input
-   * `[floor(i·in/out), ceil((i + 1)·in/out))`; strides and paddings are
-   * not read.
-   *
-   * @default {false}
-   */
-  readonly adaptive?: boolean;
-}
-
-/** Options of {@linkcode Kernels.batchNorm}. */
-export interface BatchNormKernelOptions {
-  /** The per-channel means. */
-  readonly mean: Tensor;
-  /** The per-channel variances. */
-  readonly variance: Tensor;
-  /**
-   * The per-channel scale.
-   *
-   * @default {ones}
-   */
-  readonly scale?: Tensor;
-  /**
-   * The per-channel shift.
-   *
-   * @default {zeros}
-   */
-  readonly bias?: Tensor;
-  /**
-   * Added to each variance before its square root.
-   *
-   * @default {1e-5}
-   */
-  readonly epsilon?: number;
-  /**
-   * The channel is X's last dim rather than dim 1.
-   *
-   * @default {false}
-   */
-  readonly channelLast?: boolean;
-}
-
-/** The cells of {@linkcode Kernels.rnn}: Paddle's `rnn` modes. */
-export type RnnMode = "LSTM" | "GRU" | "RNN_TANH" | "RNN_RELU";
-
-/** Options of {@linkcode Kernels.rnn}. */
-export interface RnnKernelOptions {
-  /** The cell. */
-  readonly mode: RnnMode;
-  /** Stacked layers. */
-  readonly layers: number;
-  /** Whether each layer also runs backward (D = 2). */
-  readonly bidirectional: boolean;
-  /** H, the size of a hidden state. */
-  readonly hidden: number;
-}
-
-/** Options of the normalizations that compute their own statistics. */
-export interface NormKernelOptions {
-  /**
-   * The scale, one per normalized channel (per element of a normalized
-   * row for {@linkcode Kernels.layerNorm}).
-   *
-   * @default {ones}
-   */
-  readonly scale?: Tensor;
-  /**
-   * The shift, shaped as the scale.
-   *
-   * @default {zeros}
-   */
-  readonly bias?: Tensor;
-  /**
-   * Added to each variance before its square root.
-   *
-   * @default {1e-5}
-   */
-  readonly epsilon?: number;
-}
-
-/** Options of {@linkcode Kernels.layerNorm}. */
-export interface LayerNormKernelOptions extends NormKernelOptions {
-  /**
-   * The first normalized dim: each row of X flattened to
-   * `[prod(dims before it), prod(the rest)]` is normalized.
-   *
-   * @default {1}
-   */
-  readonly beginNormAxis?: number;
-}
-
-/** Options of {@linkcode Kernels.groupNorm}. */
-export interface GroupNormKernelOptions extends NormKernelOptions {
-  /** How many groups the channels are cut into. */
-  readonly groups: number;
-  /**
-   * The channel is X's last dim rather than dim 1.
-   *
-   * @default {false}
-   */
-  readonly channelLast?: boolean;
-}
 
 /**
  * Every kernel, by name. Shapes broadcast as NumPy; an `axis` of -1 is
  * NumPy's rule and `axis >= 0` is Fluid's (see kernels/broadcast.ts).
+ *
+ * @example Usage
+ * ```ts
+ * import type { Kernels } from "./device.ts";
+ * import { cpuDevice } from "./cpu/device.ts";
+ * import { Tensor } from "./tensor.ts";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const kernels: Kernels = cpuDevice.kernels;
+ * const x = Tensor.fromArray([[1, 2], [3, 4]], "float32");
+ * assertEquals(kernels.transpose(x, [1, 0]).toNested(), [[1, 3], [2, 4]]);
+ * ```
  */
 export interface Kernels {
   /** Elementwise arithmetic; mixed dtypes promote (see `promoteTypes`). */

@@ -11,7 +11,7 @@
  * @module
  */
 import { formatShape, normalizeAxis, shapeSize } from "./_shape.ts";
-import type { SplitKernelOptions } from "./device.ts";
+import type { SplitKernelOptions } from "./kernel_options.ts";
 
 /**
  * The dims `reshape` gives a tensor of shape `from`: a 0 keeps that dim,

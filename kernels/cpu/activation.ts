@@ -24,7 +24,7 @@
 // of float64's last place of erf and erfc there.
 
 import { allocate } from "../allocate.ts";
-import { ACTIVATION_PARAMS, type ActivationKind } from "../device.ts";
+import { ACTIVATION_PARAMS, type ActivationKind } from "../kernel_kinds.ts";
 import { type DType, isFloatDType, type StorageArray } from "../dtype.ts";
 import { Tensor } from "../tensor.ts";
 import { cast } from "./cast.ts";

@@ -19,7 +19,7 @@ import type {
   LogicalKind,
   ReduceKind,
   UnaryKind,
-} from "../device.ts";
+} from "../kernel_kinds.ts";
 
 /** One binary kind in each domain. */
 export interface BinaryAlu {

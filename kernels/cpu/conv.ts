@@ -21,7 +21,7 @@ import {
 import type {
   Conv2dKernelOptions,
   Conv2dTransposeKernelOptions,
-} from "../device.ts";
+} from "../kernel_options.ts";
 import { Tensor } from "../tensor.ts";
 import { convGemmFloat32 } from "./_conv_gemm.ts";
 import { depthwiseFloat32 } from "./_depthwise.ts";

@@ -22,7 +22,7 @@ import type {
   CompareKind,
   LogicalKind,
   UnaryKind,
-} from "../device.ts";
+} from "../kernel_kinds.ts";
 import { Tensor } from "../tensor.ts";
 import { BINARY_ALU, COMPARE_ALU, LOGICAL_ALU, UNARY_ALU } from "./alu.ts";
 import { rowOffsets } from "./_copy.ts";

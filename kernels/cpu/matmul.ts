@@ -24,7 +24,7 @@ import type {
   Float32Gemm,
   MatmulKernelOptions,
   Mul2dKernelOptions,
-} from "../device.ts";
+} from "../kernel_options.ts";
 import { Tensor } from "../tensor.ts";
 import { rowOffsets } from "./_copy.ts";
 import { cast } from "./cast.ts";

@@ -19,7 +19,7 @@ import type {
   GroupNormKernelOptions,
   LayerNormKernelOptions,
   NormKernelOptions,
-} from "../device.ts";
+} from "../kernel_options.ts";
 import { type DType, isFloatDType } from "../dtype.ts";
 import { Tensor } from "../tensor.ts";
 

@@ -18,7 +18,8 @@
 
 import { allocate } from "../allocate.ts";
 import { poolGeometry, type WindowGeometry } from "../conv_geometry.ts";
-import type { Pool2dKernelOptions, PoolKind } from "../device.ts";
+import type { PoolKind } from "../kernel_kinds.ts";
+import type { Pool2dKernelOptions } from "../kernel_options.ts";
 import { Tensor } from "../tensor.ts";
 import { transpose } from "./shape.ts";
 

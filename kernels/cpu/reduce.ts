@@ -24,7 +24,8 @@ import {
   type StorageArray,
   type TypedArray,
 } from "../dtype.ts";
-import type { ReduceKernelOptions, ReduceKind } from "../device.ts";
+import type { ReduceKind } from "../kernel_kinds.ts";
+import type { ReduceKernelOptions } from "../kernel_options.ts";
 import { Tensor } from "../tensor.ts";
 import {
   BIG_REDUCE_ALU,

@@ -7,7 +7,7 @@
 // backward direction reads the sequence from its end and writes each
 // output at its own time step.
 
-import type { RnnKernelOptions, RnnMode } from "../device.ts";
+import type { RnnKernelOptions, RnnMode } from "../kernel_options.ts";
 import { Tensor } from "../tensor.ts";
 
 /**

@@ -14,7 +14,7 @@ import {
   shapeSize,
 } from "../_shape.ts";
 import { isIntegerDType, promoteTypes } from "../dtype.ts";
-import type { SplitKernelOptions } from "../device.ts";
+import type { SplitKernelOptions } from "../kernel_options.ts";
 import {
   aroundAxis,
   broadcastToStrides,

@@ -25,7 +25,7 @@
 // within 1.5e-5 of the float64 gelu down to x = -13, where gelu leaves the
 // normal float32 range.
 
-import type { ActivationKind } from "../device.ts";
+import type { ActivationKind } from "../kernel_kinds.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { mapDispatch } from "./_elementwise_template.ts";

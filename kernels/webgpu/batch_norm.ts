@@ -13,7 +13,7 @@
 //   CPU's formula does for the finite statistics of a real model.
 
 import { formatShape, shapeSize } from "../_shape.ts";
-import type { BatchNormKernelOptions } from "../device.ts";
+import type { BatchNormKernelOptions } from "../kernel_options.ts";
 import { Tensor } from "../tensor.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";

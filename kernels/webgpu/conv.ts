@@ -26,7 +26,7 @@
 //   the CPU runs it.
 
 import { convGeometry, type WindowGeometry } from "../conv_geometry.ts";
-import type { Conv2dKernelOptions } from "../device.ts";
+import type { Conv2dKernelOptions } from "../kernel_options.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { matmul } from "./matmul.ts";

@@ -27,7 +27,7 @@ import {
   convTransposeGeometry,
   type WindowGeometry,
 } from "../conv_geometry.ts";
-import type { Conv2dTransposeKernelOptions } from "../device.ts";
+import type { Conv2dTransposeKernelOptions } from "../kernel_options.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { matmul } from "./matmul.ts";

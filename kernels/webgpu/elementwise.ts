@@ -28,7 +28,7 @@ import {
   type CompareKind,
   UNARY_KINDS,
   type UnaryKind,
-} from "../device.ts";
+} from "../kernel_kinds.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
 import {
@@ -78,7 +78,7 @@ const COMPARE: Record<CompareKind, [string, boolean]> = {
  * @example Usage
  * ```ts
  * import { CPU_UNARY, GPU_UNARY } from "./elementwise.ts";
- * import { UNARY_KINDS } from "../device.ts";
+ * import { UNARY_KINDS } from "../kernel_kinds.ts";
  * import { assertEquals } from "@std/assert";
  *
  * assertEquals(CPU_UNARY, ["sin", "cos"]);

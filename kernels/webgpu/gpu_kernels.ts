@@ -50,13 +50,13 @@
 // float32 one near 3.4e38 may.
 
 import { shapeSize } from "../_shape.ts";
+import type { Kernels } from "../device.ts";
 import {
   type ActivationKind,
   COMPARE_KINDS,
   type CompareKind,
-  type Kernels,
-  type NormKernelOptions,
-} from "../device.ts";
+} from "../kernel_kinds.ts";
+import type { NormKernelOptions } from "../kernel_options.ts";
 import type { DType } from "../dtype.ts";
 import type { Tensor } from "../tensor.ts";
 import { activation } from "./activation.ts";

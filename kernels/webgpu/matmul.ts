@@ -15,7 +15,7 @@
 
 import { broadcastShapes } from "../broadcast.ts";
 import { contiguousStrides, formatShape } from "../_shape.ts";
-import type { MatmulKernelOptions } from "../device.ts";
+import type { MatmulKernelOptions } from "../kernel_options.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import {

@@ -16,7 +16,8 @@
 //   (poolFitsGpu), so n·2^-24 <= 2^-14.
 
 import { poolGeometry, type WindowGeometry } from "../conv_geometry.ts";
-import type { Pool2dKernelOptions, PoolKind } from "../device.ts";
+import type { PoolKind } from "../kernel_kinds.ts";
+import type { Pool2dKernelOptions } from "../kernel_options.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { reduce } from "./reduce.ts";

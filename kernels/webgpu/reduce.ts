@@ -21,11 +21,8 @@ import {
   reducedDims,
   shapeSize,
 } from "../_shape.ts";
-import {
-  REDUCE_KINDS,
-  type ReduceKernelOptions,
-  type ReduceKind,
-} from "../device.ts";
+import { REDUCE_KINDS, type ReduceKind } from "../kernel_kinds.ts";
+import type { ReduceKernelOptions } from "../kernel_options.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuDType, GpuTensor } from "./gpu_tensor.ts";
 import { coalesce } from "./_elementwise_template.ts";

@@ -23,7 +23,7 @@
 
 import { formatShape } from "../_shape.ts";
 import { RNN_GATES } from "../cpu/rnn.ts";
-import type { RnnKernelOptions, RnnMode } from "../device.ts";
+import type { RnnKernelOptions, RnnMode } from "../kernel_options.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { IEEE_WGSL } from "./_ieee_wgsl.ts";

@@ -20,7 +20,7 @@ import {
   normalizeAxis,
   sameShape,
 } from "../_shape.ts";
-import type { SplitKernelOptions } from "../device.ts";
+import type { SplitKernelOptions } from "../kernel_options.ts";
 import type { GpuBatch } from "./gpu_batch.ts";
 import type { GpuTensor } from "./gpu_tensor.ts";
 import { copyStrided } from "./_strided_copy.ts";

@@ -9,11 +9,11 @@
  * @module
  */
 import { keyFromSeed } from "../../kernels/counter_random.ts";
+import type { Device } from "../../kernels/device.ts";
 import {
   ACTIVATION_PARAMS,
   type ActivationKind,
-  type Device,
-} from "../../kernels/device.ts";
+} from "../../kernels/kernel_kinds.ts";
 import { isFloatDType } from "../../kernels/dtype.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { AttrError } from "../core/attr_read.ts";

@@ -10,7 +10,7 @@ import type {
   CompareKind,
   LogicalKind,
   UnaryKind,
-} from "../../kernels/device.ts";
+} from "../../kernels/kernel_kinds.ts";
 import { attr, type OpDef } from "../core/op_def.ts";
 import { binaryKernelOp, unaryKernelOp } from "./kernel_op.ts";
 import { scalarArithmetic, scalarComparison } from "./scalar_path.ts";

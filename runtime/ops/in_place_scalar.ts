@@ -18,7 +18,8 @@
  *
  * @module
  */
-import type { BinaryKind, Device } from "../../kernels/device.ts";
+import type { Device } from "../../kernels/device.ts";
+import type { BinaryKind } from "../../kernels/kernel_kinds.ts";
 import type { TypedArray } from "../../kernels/dtype.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { scalarArithmetic, type ScalarPath } from "./scalar_path.ts";

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { BinaryKind, Device } from "../../kernels/device.ts";
+import type { Device } from "../../kernels/device.ts";
+import type { BinaryKind } from "../../kernels/kernel_kinds.ts";
 import type { Tensor } from "../../kernels/tensor.ts";
 import { InPlaceScalar } from "./in_place_scalar.ts";
 import type { ScalarPath } from "./scalar_path.ts";

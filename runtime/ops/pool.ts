@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { Pool2dKernelOptions, PoolKind } from "../../kernels/device.ts";
+import type { PoolKind } from "../../kernels/kernel_kinds.ts";
+import type { Pool2dKernelOptions } from "../../kernels/kernel_options.ts";
 import { poolOutputSize } from "../../kernels/window_size.ts";
 import { AttrError } from "../core/attr_read.ts";
 import {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ReduceKind } from "../../kernels/device.ts";
+import type { ReduceKind } from "../../kernels/kernel_kinds.ts";
 import {
   attr,
   defineOp,

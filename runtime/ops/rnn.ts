@@ -29,7 +29,7 @@
  *
  * @module
  */
-import type { RnnMode } from "../../kernels/device.ts";
+import type { RnnMode } from "../../kernels/kernel_options.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { AttrError } from "../core/attr_read.ts";
 import {

@@ -28,7 +28,8 @@
  * @module
  */
 import { allocate } from "../../kernels/allocate.ts";
-import type { BinaryKind, CompareKind, Device } from "../../kernels/device.ts";
+import type { Device } from "../../kernels/device.ts";
+import type { BinaryKind, CompareKind } from "../../kernels/kernel_kinds.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 
 /**

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Float32Gemm } from "../../kernels/device.ts";
+import type { Float32Gemm } from "../../kernels/kernel_options.ts";
 import {
   GemmKernel,
   gemmScratchBytes,

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { activation } from "../../../kernels/cpu/activation.ts";
-import type { ActivationKind } from "../../../kernels/device.ts";
+import type { ActivationKind } from "../../../kernels/kernel_kinds.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 
 const f32 = Math.fround;

@@ -14,7 +14,7 @@ import {
   LOGICAL_KINDS,
   REDUCE_KINDS,
   UNARY_KINDS,
-} from "../../../kernels/device.ts";
+} from "../../../kernels/kernel_kinds.ts";
 
 Deno.test("the ALU tables cover exactly the catalog's kinds", () => {
   const keys = (o: object) => Object.keys(o).sort();

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
 import { conv2d, conv2dTranspose } from "../../../kernels/cpu/conv.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
-import type { Conv2dTransposeKernelOptions } from "../../../kernels/device.ts";
+import type { Conv2dTransposeKernelOptions } from "../../../kernels/kernel_options.ts";
 import {
   type Ref,
   refAbs,

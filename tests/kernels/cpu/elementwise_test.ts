@@ -11,7 +11,7 @@ import type {
   BinaryKind,
   CompareKind,
   UnaryKind,
-} from "../../../kernels/device.ts";
+} from "../../../kernels/kernel_kinds.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import { formatTensor } from "../../../kernels/tensor_format.ts";
 

@@ -1,6 +1,6 @@
 import { assertAlmostEquals, assertEquals, assertThrows } from "@std/assert";
 import { addN, mean, reduce, softmax } from "../../../kernels/cpu/reduce.ts";
-import type { ReduceKind } from "../../../kernels/device.ts";
+import type { ReduceKind } from "../../../kernels/kernel_kinds.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 
 const X = [[1, 2, 3], [4, 5, 6]];

@@ -8,7 +8,7 @@ import { activation as cpuActivation } from "../../../kernels/cpu/activation.ts"
 import {
   ACTIVATION_KINDS,
   type ActivationKind,
-} from "../../../kernels/device.ts";
+} from "../../../kernels/kernel_kinds.ts";
 import { activation } from "../../../kernels/webgpu/activation.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {

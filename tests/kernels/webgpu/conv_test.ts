@@ -14,12 +14,12 @@ import {
 } from "../../../kernels/webgpu/pool.ts";
 import { affineOf, batchNorm } from "../../../kernels/webgpu/batch_norm.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
+import type { PoolKind } from "../../../kernels/kernel_kinds.ts";
 import type {
   BatchNormKernelOptions,
   Conv2dKernelOptions,
   Pool2dKernelOptions,
-  PoolKind,
-} from "../../../kernels/device.ts";
+} from "../../../kernels/kernel_options.ts";
 import {
   assertMatchesCpu,
   batch,

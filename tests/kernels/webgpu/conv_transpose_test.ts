@@ -5,7 +5,7 @@ import { assertEquals, assertThrows } from "@std/assert";
 import { conv2dTranspose as cpuConv2dTranspose } from "../../../kernels/cpu/conv.ts";
 import { unary as cpuUnary } from "../../../kernels/cpu/elementwise.ts";
 import { conv2dTranspose } from "../../../kernels/webgpu/conv_transpose.ts";
-import type { Conv2dTransposeKernelOptions } from "../../../kernels/device.ts";
+import type { Conv2dTransposeKernelOptions } from "../../../kernels/kernel_options.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
   assertMatchesCpu,

@@ -14,7 +14,7 @@ import {
   type BinaryKind,
   COMPARE_KINDS,
   UNARY_KINDS,
-} from "../../../kernels/device.ts";
+} from "../../../kernels/kernel_kinds.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
   assertMatchesCpu,

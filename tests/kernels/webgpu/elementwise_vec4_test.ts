@@ -12,7 +12,7 @@ import {
   vec4Fits,
   vec4Plan,
 } from "../../../kernels/webgpu/_elementwise_vec4.ts";
-import { COMPARE_KINDS } from "../../../kernels/device.ts";
+import { COMPARE_KINDS } from "../../../kernels/kernel_kinds.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
   assertMatchesCpu,

@@ -4,11 +4,11 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
+import type { Kernels } from "../../../kernels/device.ts";
 import {
   ACTIVATION_KINDS,
   COMPARE_KINDS,
-  type Kernels,
-} from "../../../kernels/device.ts";
+} from "../../../kernels/kernel_kinds.ts";
 import { GPU_BINARY, GPU_UNARY } from "../../../kernels/webgpu/elementwise.ts";
 import {
   GPU_KERNELS,

@@ -2,7 +2,7 @@ import { assertEquals, assertThrows } from "@std/assert";
 import * as cpu from "../../../kernels/cpu/reduce.ts";
 import { unary as cpuUnary } from "../../../kernels/cpu/elementwise.ts";
 import { GPU_REDUCE, reduce, softmax } from "../../../kernels/webgpu/reduce.ts";
-import type { ReduceKernelOptions } from "../../../kernels/device.ts";
+import type { ReduceKernelOptions } from "../../../kernels/kernel_options.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
   assertMatchesCpu,

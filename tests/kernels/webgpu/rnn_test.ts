@@ -3,7 +3,10 @@
 
 import { assertEquals, assertThrows } from "@std/assert";
 import { rnn as cpuRnn, RNN_GATES } from "../../../kernels/cpu/rnn.ts";
-import type { RnnKernelOptions, RnnMode } from "../../../kernels/device.ts";
+import type {
+  RnnKernelOptions,
+  RnnMode,
+} from "../../../kernels/kernel_options.ts";
 import { rnn } from "../../../kernels/webgpu/rnn.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {

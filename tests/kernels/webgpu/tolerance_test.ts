@@ -10,7 +10,10 @@ import {
 } from "../../../kernels/webgpu/tolerance.ts";
 import { GPU_BINARY, GPU_UNARY } from "../../../kernels/webgpu/elementwise.ts";
 import { GPU_REDUCE } from "../../../kernels/webgpu/reduce.ts";
-import { ACTIVATION_KINDS, COMPARE_KINDS } from "../../../kernels/device.ts";
+import {
+  ACTIVATION_KINDS,
+  COMPARE_KINDS,
+} from "../../../kernels/kernel_kinds.ts";
 
 Deno.test("TOLERANCE has an entry for every GPU kernel", () => {
   const ops = [

@@ -11,7 +11,7 @@ import {
 } from "../../../kernels/device_tensor.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import type { DType } from "../../../kernels/dtype.ts";
-import { COMPARE_KINDS } from "../../../kernels/device.ts";
+import { COMPARE_KINDS } from "../../../kernels/kernel_kinds.ts";
 import {
   GPU_MIN_ELEMENTS,
   WebGpuDevice,

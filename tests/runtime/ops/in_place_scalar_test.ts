@@ -1,6 +1,7 @@
 import { assertEquals } from "@std/assert";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
-import type { BinaryKind, Device } from "../../../kernels/device.ts";
+import type { Device } from "../../../kernels/device.ts";
+import type { BinaryKind } from "../../../kernels/kernel_kinds.ts";
 import type { DType } from "../../../kernels/dtype.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import { InPlaceScalar } from "../../../runtime/ops/in_place_scalar.ts";

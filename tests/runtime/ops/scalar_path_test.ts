@@ -10,11 +10,8 @@ import {
   whileLoop,
 } from "../../../mod.ts";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
-import type {
-  BinaryKind,
-  CompareKind,
-  Device,
-} from "../../../kernels/device.ts";
+import type { Device } from "../../../kernels/device.ts";
+import type { BinaryKind, CompareKind } from "../../../kernels/kernel_kinds.ts";
 import type { DType } from "../../../kernels/dtype.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
