@@ -1,7 +1,9 @@
 /**
  * What the fuzzer requires of every run of the CLI on a mutated input
  * (the command-line contract, docs/architecture.md §5): it answers within
- * the time limit; it exits 0, 1 or 2 and is not killed by a signal; it never
+ * the time limit, or is still printing when the limit kills it (a program
+ * that loops for ever by its own logic, as a Go program may, is not a
+ * hang); it exits 0, 1 or 2 and is not killed by a signal; it never
  * prints a stack trace or a raw JavaScript engine message; exit 1 is one
  * `error:` line with nothing printed before it (nothing ran); exit 2 is a
  * panic or deadlock report; and a file NumPy refuses is refused (exit 1).
@@ -19,6 +21,11 @@ export interface Outcome {
   readonly stderr: string;
   /** Whether it was killed at the time limit. */
   readonly timedOut: boolean;
+  /**
+   * Whether, killed at the time limit, it had printed within the last
+   * second before: a run making progress, not a hung one.
+   */
+  readonly printing: boolean;
 }
 
 /** What the input requires beyond the contract. */
@@ -50,19 +57,38 @@ const DEADLOCK = "fatal error: all goroutines are asleep - deadlock!";
  * import { judge } from "./_judge.ts";
  * import { assertEquals } from "@std/assert";
  *
- * const ok = { code: 1, signal: null, stdout: "", stderr: "error: x.pb: not a ProgramDesc\n", timedOut: false };
+ * const ok = { code: 1, signal: null, stdout: "", stderr: "error: x.pb: not a ProgramDesc\n", timedOut: false, printing: false };
  * assertEquals(judge(ok, {}), []);
  * assertEquals(judge({ ...ok, stdout: "1\n" }, {}), ["output before exit 1"]);
  * ```
  */
 export function judge(outcome: Outcome, expect: Expectation): string[] {
-  if (outcome.timedOut) return ["no answer within the time limit"];
-  if (outcome.signal !== null) return [`killed by ${outcome.signal}`];
+  if (outcome.timedOut && !outcome.printing) {
+    return ["no answer within the time limit"];
+  }
+  if (outcome.signal !== null && !outcome.timedOut) {
+    return [`killed by ${outcome.signal}`];
+  }
   const problems: string[] = [];
   const { code, stdout, stderr } = outcome;
   if (STACK_LINE.test(stderr)) problems.push("a stack trace");
   const engine = ENGINE_MESSAGES.exec(stderr);
   if (engine !== null) problems.push(`an engine message ("${engine[0]}")`);
+  // Killed while still printing, it has no exit code of its own to judge.
+  if (!outcome.timedOut) problems.push(...exitProblems(code, stdout, stderr));
+  if (expect.refuse && code !== 1) {
+    problems.push(`exit ${code} on a file NumPy refuses`);
+  }
+  return problems;
+}
+
+// What the exit code and output break of the contract.
+function exitProblems(
+  code: number | null,
+  stdout: string,
+  stderr: string,
+): string[] {
+  const problems: string[] = [];
   if (code === 1) {
     if (stdout !== "") problems.push("output before exit 1");
     const lines = stderr.trimEnd().split("\n");
@@ -75,9 +101,6 @@ export function judge(outcome: Outcome, expect: Expectation): string[] {
     }
   } else if (code !== 0) {
     problems.push(`exit ${code}`);
-  }
-  if (expect.refuse && code !== 1) {
-    problems.push(`exit ${code} on a file NumPy refuses`);
   }
   return problems;
 }

@@ -71,7 +71,9 @@ export async function fuzz(
       const dir = await Deno.makeTempDir({ prefix: "rill-fuzz-" });
       try {
         const outcome = await runCase(c, dir, options.timeoutMs);
-        const key = outcome.timedOut
+        const key = outcome.printing
+          ? "endless"
+          : outcome.timedOut
           ? "timeout"
           : String(outcome.code ?? outcome.signal);
         exits[key] = (exits[key] ?? 0) + 1;
@@ -92,7 +94,16 @@ export async function fuzz(
   return { cases: options.cases, broken, exits };
 }
 
-async function runCase(
+/**
+ * Runs one case's command line in a process of its own, its files in `dir`,
+ * killed after `timeoutMs`.
+ *
+ * @param c The case.
+ * @param dir An empty directory for its files.
+ * @param timeoutMs The time limit.
+ * @returns How the run ended.
+ */
+export async function runCase(
   c: FuzzCase,
   dir: string,
   timeoutMs: number,
@@ -112,20 +123,49 @@ async function runCase(
     env: { NO_COLOR: "1" },
   }).spawn();
   let timedOut = false;
+  let killedAt = 0;
   const timer = setTimeout(() => {
     timedOut = true;
+    killedAt = performance.now();
     child.kill("SIGKILL");
   }, timeoutMs);
-  const out = await child.output();
+  const lastOutput = { at: -Infinity };
+  const [stdout, stderr, status] = await Promise.all([
+    readKept(child.stdout, lastOutput),
+    readKept(child.stderr, lastOutput),
+    child.status,
+  ]);
   clearTimeout(timer);
-  const text = new TextDecoder();
   return {
-    code: out.signal === null ? out.code : null,
-    signal: out.signal,
-    stdout: text.decode(out.stdout),
-    stderr: text.decode(out.stderr),
+    code: status.signal === null ? status.code : null,
+    signal: status.signal,
+    stdout,
+    stderr,
     timedOut,
+    printing: timedOut && killedAt - lastOutput.at < PRINTING_MS,
   };
+}
+
+// A run killed at the limit that printed this recently was making progress.
+const PRINTING_MS = 1000;
+// How much of a run's output is kept: an endless program prints without end.
+const KEPT_BYTES = 1 << 20;
+
+// Reads `stream` to its end, keeping its first KEPT_BYTES as text and
+// noting when its last bytes came.
+async function readKept(
+  stream: ReadableStream<Uint8Array>,
+  last: { at: number },
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of stream) {
+    last.at = performance.now();
+    if (text.length < KEPT_BYTES) {
+      text += decoder.decode(chunk, { stream: true });
+    }
+  }
+  return text + decoder.decode();
 }
 
 // An argument naming one of the case's files (alone or after `NAME=`),
@@ -155,7 +195,7 @@ async function keepCase(
     `seed input: ${c.seedInput}\nmutation: ${c.how}\nargs: ${
       c.args.join(" ")
     }\n` +
-      `exit: ${outcome.code} signal: ${outcome.signal} timed out: ${outcome.timedOut}\n` +
+      `exit: ${outcome.code} signal: ${outcome.signal} timed out: ${outcome.timedOut} printing: ${outcome.printing}\n` +
       `--- stdout (first 2000 chars)\n${
         outcome.stdout.slice(0, 2000)
       }\n--- stderr\n${outcome.stderr.slice(0, 4000)}\n`,

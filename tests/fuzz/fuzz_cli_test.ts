@@ -3,10 +3,13 @@
 // run of the real CLI that must find nothing. The full run is
 // `deno run -A tests/fuzz/fuzz_cli.ts --cases 1000` (bench/README.md).
 import { assert, assertEquals, assertThrows } from "@std/assert";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { join } from "@std/path";
+import { ProgramDescSchema } from "../../gen/rill/v1/framework_pb.ts";
 import { decodeNpy, encodeNpy } from "../../kernels/npy.ts";
 import { Tensor } from "../../kernels/tensor.ts";
 import { makeCase, seedInputs } from "./_cases.ts";
-import { fuzz, ROOT } from "./fuzz_cli.ts";
+import { fuzz, ROOT, runCase } from "./fuzz_cli.ts";
 import { judge, type Outcome } from "./_judge.ts";
 import { refusedNpy, Rng } from "./_mutate.ts";
 
@@ -16,6 +19,7 @@ const REFUSED: Outcome = {
   stdout: "",
   stderr: "error: p.pb: not a ProgramDesc: premature EOF\n",
   timedOut: false,
+  printing: false,
 };
 
 Deno.test("judge() holds each run to the command line's contract", () => {
@@ -23,6 +27,20 @@ Deno.test("judge() holds each run to the command line's contract", () => {
   assertEquals(judge({ ...REFUSED, timedOut: true }, {}), [
     "no answer within the time limit",
   ]);
+  // Killed at the limit while still printing: a program that loops for
+  // ever by its own logic, judged by what it printed to stderr.
+  const killed = { code: null, signal: "SIGKILL", timedOut: true };
+  const endless = { ...REFUSED, ...killed, stdout: "0\n1\n", stderr: "" };
+  assertEquals(judge({ ...endless, printing: true }, {}), []);
+  assertEquals(judge({ ...endless, printing: false }, {}), [
+    "no answer within the time limit",
+  ]);
+  const raw0 = {
+    ...endless,
+    printing: true,
+    stderr: "x: Invalid array length",
+  };
+  assertEquals(judge(raw0, {}), ['an engine message ("Invalid array length")']);
   assertEquals(judge({ ...REFUSED, code: null, signal: "SIGSEGV" }, {}), [
     "killed by SIGSEGV",
   ]);
@@ -89,4 +107,37 @@ Deno.test("a short fuzz run of the CLI finds no broken case", async () => {
     report.broken.map((b) => `${b.case.how}: ${b.problems.join("; ")}`),
     [],
   );
+});
+
+Deno.test("runCase() tells a program that prints for ever from a hung run", async () => {
+  // examples/fibonacci.pb with its goroutine's `increment` made an
+  // `assign` (fuzz case 753 of seed 1202): the goroutine's loop never
+  // ends, and it prints a Fibonacci number on every pass.
+  const desc = fromBinary(
+    ProgramDescSchema,
+    await Deno.readFile(join(ROOT, "examples", "fibonacci.pb")),
+  );
+  const step = desc.blocks[2].ops[2];
+  assertEquals(step.type, "increment");
+  step.type = "assign";
+  step.attrs = [];
+  const c = {
+    index: 0,
+    seedInput: "fibonacci.pb",
+    how: "increment becomes assign",
+    files: new Map([["p.pb", toBinary(ProgramDescSchema, desc)]]),
+    args: ["p.pb"],
+    expect: {},
+  };
+  const dir = await Deno.makeTempDir({ prefix: "rill-fuzz-" });
+  try {
+    const outcome = await runCase(c, dir, 5000);
+    assert(
+      outcome.timedOut && outcome.printing,
+      JSON.stringify(outcome).slice(0, 300),
+    );
+    assertEquals(judge(outcome, c.expect), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
