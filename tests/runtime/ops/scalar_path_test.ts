@@ -11,7 +11,10 @@ import {
 } from "../../../mod.ts";
 import { cpuDevice } from "../../../kernels/cpu/device.ts";
 import type { Device } from "../../../kernels/device.ts";
-import type { BinaryKind, CompareKind } from "../../../kernels/kernel_kinds.ts";
+import {
+  type BinaryKind,
+  COMPARE_KINDS,
+} from "../../../kernels/kernel_kinds.ts";
 import type { DType } from "../../../kernels/dtype.ts";
 import { Tensor } from "../../../kernels/tensor.ts";
 import {
@@ -37,14 +40,6 @@ const PAIRS: Record<string, [number | bigint, number | bigint][]> = {
   float64: [[0.1, 0.2], [1.7e308, 1.7e308], [NaN, NaN], [-0, 0]],
 };
 const ARITHMETIC: BinaryKind[] = ["add", "sub", "mul"];
-const COMPARISONS: CompareKind[] = [
-  "less_than",
-  "less_equal",
-  "greater_than",
-  "greater_equal",
-  "equal",
-  "not_equal",
-];
 
 function sameTensor(actual: Tensor | undefined, expected: Tensor): void {
   if (actual === undefined) throw new Error("the scalar path did not apply");
@@ -108,7 +103,7 @@ Deno.test("scalarArithmetic() writes into a given tensor of its result's dtype a
 });
 
 Deno.test("scalarComparison() gives the CPU kernel's bools for every dtype it takes", () => {
-  for (const kind of COMPARISONS) {
+  for (const kind of COMPARE_KINDS) {
     const path = scalarComparison(kind);
     for (const [dtype, pairs] of Object.entries(PAIRS)) {
       for (const [a, b] of pairs) {
